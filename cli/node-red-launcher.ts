@@ -1,0 +1,130 @@
+/**
+ * Starts Node-RED 4 as a child process with this package's nodes installed into a private userDir.
+ *
+ * Used by `clawling demo` and by the editor suite. The package is linked into `<userDir>/node_modules`, which is
+ * where Node-RED looks for node modules and for their `examples/`, so the palette and Import ▸ Examples show
+ * exactly what a user gets from `npm install`. Everything listens on 127.0.0.1 and nothing is fetched from outside.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
+
+export interface NodeRedLaunchOptions {
+  userDir: string;
+  port: number;
+  /** Flows to deploy at start; written to `<userDir>/flows.json`. */
+  flows?: unknown[];
+  /** Plain-text credentials keyed by node id (the userDir runs with `credentialSecret: false`). */
+  credentials?: Record<string, Record<string, string>>;
+  /** Extra settings merged over the defaults (JSON-serialisable values only). */
+  settings?: Record<string, unknown>;
+  /** Environment for the child; `${VAR}` in node fields resolves against it. */
+  env?: NodeJS.ProcessEnv;
+  /** Where the child's log lines go; the default discards them. */
+  onLog?: (line: string) => void;
+}
+
+export interface RunningNodeRed {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function resolveNodeRed(): string {
+  try {
+    return require.resolve('node-red/red.js', { paths: [PACKAGE_ROOT] });
+  } catch {
+    throw new Error("Node-RED is not installed here: run 'npm install' in the package folder (node-red is a devDependency)");
+  }
+}
+
+function linkPackage(userDir: string): void {
+  const scope = path.join(userDir, 'node_modules', '@clawling');
+  fs.mkdirSync(scope, { recursive: true });
+  const link = path.join(scope, 'node-red-mesh');
+  fs.rmSync(link, { recursive: true, force: true });
+  fs.symlinkSync(PACKAGE_ROOT, link, 'dir');
+  fs.writeFileSync(
+    path.join(userDir, 'package.json'),
+    JSON.stringify({ name: 'node-red-userdir', private: true, dependencies: { '@clawling/node-red-mesh': `file:${PACKAGE_ROOT}` } }, null, 2),
+  );
+}
+
+function writeSettings(options: NodeRedLaunchOptions): string {
+  const settings = {
+    uiHost: '127.0.0.1',
+    uiPort: options.port,
+    flowFile: 'flows.json',
+    credentialSecret: false,
+    diagnostics: { enabled: false, ui: false },
+    telemetry: { enabled: false, updateNotification: false },
+    externalModules: { autoInstall: false, palette: { allowInstall: false } },
+    editorTheme: { palette: { catalogues: [] }, tours: false, projects: { enabled: false } },
+    logging: { console: { level: 'info', metrics: false, audit: false } },
+    ...options.settings,
+  };
+  const file = path.join(options.userDir, 'settings.js');
+  fs.writeFileSync(file, `module.exports = ${JSON.stringify(settings, null, 2)};\n`);
+  return file;
+}
+
+export async function launchNodeRed(options: NodeRedLaunchOptions): Promise<RunningNodeRed> {
+  fs.mkdirSync(options.userDir, { recursive: true });
+  linkPackage(options.userDir);
+  const settingsFile = writeSettings(options);
+  fs.writeFileSync(path.join(options.userDir, 'flows.json'), JSON.stringify(options.flows ?? [], null, 2));
+  fs.writeFileSync(path.join(options.userDir, 'flows_cred.json'), JSON.stringify(options.credentials ?? {}, null, 2));
+
+  const child = spawn(process.execPath, [resolveNodeRed(), '--userDir', options.userDir, '--settings', settingsFile], {
+    env: { ...process.env, ...options.env, NODE_RED_ENABLE_PROJECTS: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer): void => {
+      buffered += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        options.onLog?.(line);
+        const started = /Server now running at (http:\/\/\S+)/.exec(line);
+        if (started) resolve(started[1].replace(/\/$/, ''));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`Node-RED exited with code ${code} before it started`)));
+    child.once('error', reject);
+  });
+
+  return {
+    url,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(killer);
+          resolve();
+        });
+        child.kill('SIGINT');
+      }),
+  };
+}
+
+/** Every example flow of the package, each on its own tab, ready to deploy. */
+export function loadExampleFlows(): unknown[] {
+  const dir = path.join(PACKAGE_ROOT, 'examples');
+  if (!fs.existsSync(dir)) return [];
+  const flows: unknown[] = [];
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const parsed = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as unknown;
+    if (Array.isArray(parsed)) flows.push(...parsed);
+  }
+  return flows;
+}
