@@ -6,8 +6,11 @@
  * throwing, so every caller raises its own coded error with its own context.
  */
 
+import { isUtf8 } from 'node:buffer';
+
 const HEX = '0123456789abcdef';
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a leading U+FEFF: dropping it would make two different byte strings read as one.
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
 
 export function toHex(bytes: Uint8Array): string {
@@ -54,6 +57,23 @@ export function utf8DecodeStrict(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Well-formedness of UTF-8 without building a string (overlongs, surrogates and values above U+10FFFF fail).
+ * Validators that keep the raw bytes need only this answer.
+ */
+export function isValidUtf8(bytes: Uint8Array): boolean {
+  return isUtf8(bytes);
+}
+
+/**
+ * Strict UTF-8 decoding that keeps a leading U+FEFF: `TextDecoder` drops a BOM by default, which would make two
+ * different stored values read as one string. `undefined` for invalid input.
+ */
+export function utf8DecodeExact(bytes: Uint8Array): string | undefined {
+  if (!isUtf8(bytes)) return undefined;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /** Byte-wise order (memcmp, then length). */

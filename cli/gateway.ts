@@ -1,0 +1,104 @@
+/**
+ * `clawling gateway`: the Raspberry Pi gateway process (docs/gateway.md). `--check` validates the configuration and
+ * exits; `--print-config` prints the resolved configuration (defaults filled, environment applied, secrets
+ * redacted) as YAML; otherwise the gateway runs until SIGTERM or SIGINT.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import YAML from 'yaml';
+import type { CliCommand } from './command';
+
+const HELP = `usage: clawling gateway [--config FILE] [--check | --print-config]
+
+Runs the mesh gateway: radios, mesh router, MQTT bridge, status page.
+
+  --config FILE     the YAML configuration (default: $CLAWLING_CONFIG; without one, defaults and environment only)
+  --check           validate the configuration and exit (0: valid, 1: invalid, problems on stderr)
+  --print-config    print the resolved configuration as YAML, secrets redacted, and exit
+  --help            this text
+
+Every setting can be overridden by an environment variable: CLAWLING_<SECTION>_<SETTING>, for example
+CLAWLING_MQTT_URL, CLAWLING_MQTT_BASE_TOPIC, CLAWLING_MQTT_TLS_CA, CLAWLING_HTTP_PORT, CLAWLING_LOG_LEVEL;
+whole lists as YAML or JSON: CLAWLING_RADIOS='[{id: sim0, kind: simulated}]'. See docs/gateway.md.
+`;
+
+function problemsOf(err: unknown): string {
+  const e = err as { code?: string; message?: string; details?: { problems?: Array<{ path: string; problem: string }> } };
+  const problems = e.details?.problems;
+  if (problems?.length) return problems.map((p) => `  ${p.path}: ${p.problem}`).join('\n');
+  return `  ${e.message ?? String(err)}`;
+}
+
+function writable(dir: string): string | undefined {
+  let probe = dir;
+  while (!fs.existsSync(probe)) {
+    const parent = path.dirname(probe);
+    if (parent === probe) break;
+    probe = parent;
+  }
+  try {
+    fs.accessSync(probe, fs.constants.W_OK);
+    return undefined;
+  } catch {
+    return `${probe} is not writable by this user`;
+  }
+}
+
+export const command: CliCommand = {
+  summary: 'run the mesh gateway (radios, router, MQTT bridge, status page)',
+  async run(args, io) {
+    let values: { config?: string; check?: boolean; 'print-config'?: boolean; help?: boolean };
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: { config: { type: 'string', short: 'c' }, check: { type: 'boolean' }, 'print-config': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      }));
+    } catch (err) {
+      io.stderr.write(`clawling gateway: ${(err as Error).message}\n${HELP}`);
+      return 2;
+    }
+    if (values.help) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    if (values.check && values['print-config']) {
+      io.stderr.write('clawling gateway: --check and --print-config are alternatives\n');
+      return 2;
+    }
+    const file = values.config ?? io.env.CLAWLING_CONFIG;
+    // Loaded here, not at the top: `clawling --help` must not pay for the gateway's modules.
+    const { loadGatewayConfig, runGateway } = await import('../gateway/main');
+    if (values.check || values['print-config']) {
+      let loaded;
+      try {
+        loaded = await loadGatewayConfig(file, io.env);
+      } catch (err) {
+        io.stderr.write(`clawling gateway: the configuration${file ? ` in ${file}` : ''} is invalid:\n${problemsOf(err)}\n`);
+        return 1;
+      }
+      for (const v of loaded.env.unknown) io.stderr.write(`warning: ${v} names no setting and is ignored\n`);
+      if (values['print-config']) {
+        const { redactConfig } = await import('../gateway/config/redact');
+        io.stdout.write(YAML.stringify(redactConfig(loaded.config, loaded.schema)));
+        return 0;
+      }
+      const stateProblem = writable(loaded.config.gateway.state_dir);
+      if (stateProblem) {
+        io.stderr.write(`clawling gateway: gateway.state_dir: ${stateProblem}\n`);
+        return 1;
+      }
+      io.stdout.write(
+        `configuration OK${file ? ` (${file})` : ''}: ${loaded.config.radios.length} radio(s), MQTT ${loaded.config.mqtt.enabled ? 'on' : 'off'}, ` +
+          `status page ${loaded.config.http.enabled ? `http://${loaded.config.http.host}:${loaded.config.http.port}/` : 'off'}, state in ${loaded.config.gateway.state_dir}\n`,
+      );
+      return 0;
+    }
+    try {
+      return await runGateway({ ...(file !== undefined ? { configFile: file } : {}), env: io.env, stderr: io.stderr });
+    } catch (err) {
+      io.stderr.write(`clawling gateway: the configuration${file ? ` in ${file}` : ''} is invalid:\n${problemsOf(err)}\n`);
+      return 1;
+    }
+  },
+};

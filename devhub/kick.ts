@@ -1,0 +1,51 @@
+/**
+ * Server-initiated closes. A kick is a close frame with no status (the client sees 1005, §14.1), distinct from the
+ * 4001 of a takeover and from the bare TCP drop of a handshake rejection. Ack-silence kicks are rate-limited per
+ * device (§11.7): after `after_kicks` consecutive kicks within `window_ms` they back off exponentially up to
+ * `max_ms`, and the device stays connected meanwhile.
+ */
+import type { HubContext } from './context';
+import { deviceKey, type Session } from './session';
+import type { KickInfo } from './types';
+
+export function kick(ctx: HubContext, session: Session, reason: KickInfo['reason'], code?: number, text?: string): void {
+  if (!session.open) return;
+  ctx.events.emit('kick', { connection_id: session.id, user_id: session.user?.id ?? '', device_id: session.deviceId, reason });
+  ctx.log('info', 'connection kicked', { connection: session.id, user: session.user?.id, device: session.deviceId, reason });
+  if (code === undefined) session.ws.close();
+  else session.ws.close(code, text);
+}
+
+interface KickHistory {
+  times: number[];
+}
+
+export class KickBackoff {
+  private readonly history = new Map<string, KickHistory>();
+
+  constructor(private readonly settings: { after_kicks: number; window_ms: number; base_ms: number; max_ms: number }) {}
+
+  /** Whether an ack-silence kick of this device may happen now. */
+  allowed(userId: string, deviceId: string, now: number): boolean {
+    const h = this.history.get(deviceKey(userId, deviceId));
+    if (!h) return true;
+    const recent = h.times.filter((t) => now - t < this.settings.window_ms);
+    h.times = recent;
+    if (recent.length < this.settings.after_kicks) return true;
+    const exponent = recent.length - this.settings.after_kicks;
+    const wait = Math.min(this.settings.max_ms, this.settings.base_ms * 2 ** exponent);
+    return now - recent[recent.length - 1] >= wait;
+  }
+
+  note(userId: string, deviceId: string, now: number): void {
+    const k = deviceKey(userId, deviceId);
+    const h = this.history.get(k) ?? { times: [] };
+    h.times.push(now);
+    this.history.set(k, h);
+  }
+
+  /** A valid ack ends the run of consecutive kicks. */
+  reset(userId: string, deviceId: string): void {
+    this.history.delete(deviceKey(userId, deviceId));
+  }
+}

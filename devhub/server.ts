@@ -1,0 +1,168 @@
+/**
+ * Assembles one running hub: the shared context, the WebSocket endpoint on its path, the media service on the same
+ * listener or its own, the loopback admin listener, and the housekeeping timers. `stop()` undoes all of it.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { Admin } from './admin/admin-api';
+import { adminRequestHandler } from './admin/admin-http';
+import { resolveOptions } from './config';
+import { HubEvents, IdSource, ReceivedLog, type HubContext } from './context';
+import { DeferredNotify } from './deferred-notify';
+import { Directory } from './directory';
+import { FaultBook } from './faults';
+import { onConnection } from './handshake';
+import { Inbox } from './inbox';
+import { KickBackoff } from './kick';
+import { sweepRetention, wakeOnAppend } from './maintenance';
+import { MediaService } from './media/media-service';
+import type { DevHubOptions, DevHubRuntime } from './options';
+import { Presence } from './presence';
+import { ReadWatermarks } from './read-watermarks';
+import { sweepAckSilence } from './reliability-v2';
+import { SessionRegistry } from './sessions';
+import { autosave, loadState } from './state-file';
+import { StreamBuffers } from './stream-merge';
+import type { DevHub } from './types';
+
+const RECEIVED_LOG_CAPACITY = 10_000;
+const RECEIVED_LOG_MAX_BYTES = 32 * 1024 * 1024;
+const STATE_SAVE_INTERVAL_MS = 1000;
+
+function listen(server: http.Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** A URL host for a bound address: a wildcard bind is reached through loopback; IPv6 goes in brackets. */
+function urlHost(host: string, address: AddressInfo): string {
+  const h = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `${h.includes(':') ? `[${h}]` : h}:${address.port}`;
+}
+
+function close(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function notFound(res: http.ServerResponse): void {
+  const body = JSON.stringify({ code: 40401, msg: 'not found' });
+  res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export async function createDevHub(options: DevHubOptions, runtime: DevHubRuntime): Promise<DevHub> {
+  const config = resolveOptions(options);
+  const settings = config.settings;
+  const now = runtime.now ?? Date.now;
+  const ctx: HubContext = {
+    config,
+    settings,
+    now,
+    log: runtime.log ?? (() => undefined),
+    directory: new Directory(config.users, config.chats),
+    inbox: new Inbox(now, settings.retention.max_rows_per_user),
+    sessions: new SessionRegistry(),
+    presence: new Presence(),
+    watermarks: new ReadWatermarks(),
+    faults: new FaultBook(),
+    streams: new StreamBuffers(),
+    events: new HubEvents(),
+    ids: new IdSource(now),
+    received: new ReceivedLog(RECEIVED_LOG_CAPACITY, RECEIVED_LOG_MAX_BYTES),
+    kicks: new KickBackoff(settings.kick_backoff),
+    deferredNotify: new DeferredNotify(),
+    timers: new Set(),
+    stopping: false,
+  };
+  if (config.state_file) loadState(ctx, config.state_file);
+  wakeOnAppend(ctx);
+
+  const media = config.media.enabled ? new MediaService(ctx) : undefined;
+  const mediaOwnPort = media !== undefined && config.media.port !== undefined;
+  const admin = new Admin(ctx, media);
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: settings.max_frame_bytes, perMessageDeflate: false, clientTracking: false });
+  const main = http.createServer((req, res) => {
+    if (media && !mediaOwnPort && media.handle(req, res)) return;
+    notFound(res);
+  });
+  main.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const path = new URL(req.url ?? '/', 'http://hub.invalid').pathname;
+    if (path !== config.path || ctx.stopping) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ctx, ws, socket, req));
+  });
+  const servers: http.Server[] = [main];
+  const mainAddress = await listen(main, config.host, config.port);
+
+  let mediaUrl = '';
+  if (media) {
+    let address = mainAddress;
+    let host = config.host;
+    if (mediaOwnPort) {
+      const own = http.createServer((req, res) => {
+        if (!media.handle(req, res)) notFound(res);
+      });
+      servers.push(own);
+      host = config.media.host ?? config.host;
+      address = await listen(own, host, config.media.port!);
+    }
+    mediaUrl = `http://${urlHost(host, address)}`;
+    media.setBaseUrl(mediaUrl);
+  }
+
+  const adminServer = http.createServer(adminRequestHandler(admin));
+  servers.push(adminServer);
+  const adminAddress = await listen(adminServer, config.admin.host, config.admin.port);
+
+  const intervals: NodeJS.Timeout[] = [];
+  const every = (ms: number, fn: () => void): void => {
+    if (ms <= 0) return;
+    const timer = setInterval(fn, ms);
+    timer.unref();
+    intervals.push(timer);
+  };
+  every(settings.ack_sweep_interval_ms, () => sweepAckSilence(ctx));
+  every(settings.retention.sweep_interval_ms, () => sweepRetention(ctx));
+  const stopAutosave = config.state_file ? autosave(ctx, config.state_file, STATE_SAVE_INTERVAL_MS) : undefined;
+
+  const wsUrl = `ws://${urlHost(config.host, mainAddress)}${config.path}`;
+  ctx.log('info', 'dev hub listening', { ws: wsUrl, media: mediaUrl || undefined, admin: `http://${urlHost(config.admin.host, adminAddress)}/admin` });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    wsUrl,
+    mediaUrl,
+    adminUrl: `http://${urlHost(config.admin.host, adminAddress)}/admin`,
+    admin,
+    stop(): Promise<void> {
+      stopped ??= (async () => {
+        ctx.stopping = true;
+        for (const timer of intervals) clearInterval(timer);
+        for (const timer of ctx.timers) clearTimeout(timer);
+        ctx.timers.clear();
+        for (const session of ctx.sessions.every()) {
+          session.ws.terminate();
+          session.socket.destroy();
+        }
+        wss.close();
+        await Promise.all(servers.map(close));
+        stopAutosave?.();
+      })();
+      return stopped;
+    },
+  };
+}

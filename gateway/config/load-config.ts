@@ -1,0 +1,158 @@
+/**
+ * Reads `gateway.yaml`, applies the `CLAWLING_*` overrides, validates against the schema with every error at once
+ * (path and problem each), fills the defaults from the schema, resolves relative paths against the file's folder and
+ * reads secret files. Nothing here opens a socket or writes a file: `--check` runs exactly this.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv, { type ErrorObject } from 'ajv';
+import YAML from 'yaml';
+import { GatewayError } from '../errors';
+import { applyEnvOverrides, formatPath, type EnvOverrideResult } from './env-overrides';
+import { GATEWAY_CONFIG_SCHEMA, withExtensionSchemas, type JsonSchema } from './schema';
+import type { GatewayConfig } from './types';
+
+export interface LoadConfigOptions {
+  /** The YAML file; absent: defaults and environment only. */
+  file?: string;
+  /** YAML text instead of a file (tests, `--config -`). */
+  text?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Schemas of optional extensions, by section name (see `withExtensionSchemas`). */
+  extensionSchemas?: Record<string, JsonSchema>;
+  /** Base for relative paths when there is no file. */
+  cwd?: string;
+}
+
+export interface ConfigProblem {
+  path: string;
+  problem: string;
+}
+
+export interface LoadedConfig {
+  config: GatewayConfig;
+  schema: JsonSchema;
+  file: string | null;
+  env: EnvOverrideResult;
+}
+
+function describe(err: ErrorObject): ConfigProblem {
+  // Ajv paths are JSON pointers (/mqtt/tls/ca, /radios/0/kind); ours read like the YAML (mqtt.tls.ca, radios[0].kind).
+  const parts: Array<string | number> = err.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'additionalProperties':
+      return { path: formatPath([...parts, String(p.additionalProperty)]), problem: 'is not a known setting' };
+    case 'required':
+      return { path: formatPath([...parts, String(p.missingProperty)]), problem: 'is required' };
+    case 'enum':
+      return { path: formatPath(parts), problem: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    case 'type':
+      return { path: formatPath(parts), problem: `must be ${String(p.type).replace(/,/g, ' or ')}` };
+    case 'pattern':
+      return { path: formatPath(parts), problem: `does not match ${String(p.pattern)}` };
+    default:
+      return { path: formatPath(parts), problem: err.message ?? err.keyword };
+  }
+}
+
+function readYaml(text: string, where: string): Record<string, unknown> {
+  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length) {
+    const problems = doc.errors.map((e) => ({ path: where, problem: e.message.split('\n')[0] ?? e.message }));
+    throw new GatewayError('CONFIG_YAML', `${where}: ${problems.map((p) => p.problem).join('; ')}`, { problems });
+  }
+  const value = doc.toJS() as unknown;
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new GatewayError('CONFIG_INVALID', `${where}: the top level must be a mapping of sections`, {
+      problems: [{ path: '(root)', problem: 'must be a mapping' }],
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+function resolvePaths(config: GatewayConfig, base: string, env: NodeJS.ProcessEnv): void {
+  const abs = (p: string | null): string | null => (p === null ? null : path.resolve(base, p));
+  config.gateway.state_dir =
+    abs(config.gateway.state_dir) ?? (env.STATE_DIRECTORY ? env.STATE_DIRECTORY.split(':')[0]! : path.resolve(base, 'gateway-state'));
+  const tls = config.mqtt.tls;
+  tls.ca = abs(tls.ca);
+  tls.cert = abs(tls.cert);
+  tls.key = abs(tls.key);
+  config.mqtt.password_file = abs(config.mqtt.password_file);
+}
+
+function readSecretFiles(config: GatewayConfig, problems: ConfigProblem[]): void {
+  const file = config.mqtt.password_file;
+  if (file === null) return;
+  try {
+    config.mqtt.password = fs.readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '';
+  } catch (err) {
+    problems.push({ path: 'mqtt.password_file', problem: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+  }
+}
+
+function checkFiles(config: GatewayConfig, problems: ConfigProblem[]): void {
+  for (const key of ['ca', 'cert', 'key'] as const) {
+    const file = config.mqtt.tls[key];
+    if (file !== null && !fs.existsSync(file)) problems.push({ path: `mqtt.tls.${key}`, problem: `file ${file} does not exist` });
+  }
+  if ((config.mqtt.tls.cert === null) !== (config.mqtt.tls.key === null)) {
+    problems.push({ path: config.mqtt.tls.cert === null ? 'mqtt.tls.cert' : 'mqtt.tls.key', problem: 'a client certificate needs both cert and key' });
+  }
+  if (config.mesh.forward_jitter_max_ms < config.mesh.forward_jitter_min_ms) {
+    problems.push({ path: 'mesh.forward_jitter_max_ms', problem: 'must not be below mesh.forward_jitter_min_ms' });
+  }
+  if (config.mqtt.reconnect_max_ms < config.mqtt.reconnect_min_ms) {
+    problems.push({ path: 'mqtt.reconnect_max_ms', problem: 'must not be below mqtt.reconnect_min_ms' });
+  }
+  const ids = new Set<string>();
+  config.radios.forEach((r, i) => {
+    if (ids.has(r.id)) problems.push({ path: `radios[${i}].id`, problem: `'${r.id}' is used by another radio` });
+    ids.add(r.id);
+  });
+}
+
+/** Throws `GatewayError` (`CONFIG_YAML`, `CONFIG_INVALID`, `CONFIG_READ`) with `details.problems: ConfigProblem[]`. */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const schema = withExtensionSchemas(GATEWAY_CONFIG_SCHEMA, options.extensionSchemas ?? {});
+  const file = options.file ? path.resolve(options.cwd ?? process.cwd(), options.file) : null;
+  let text = options.text;
+  if (text === undefined && file) {
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new GatewayError('CONFIG_READ', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+        problems: [{ path: '(file)', problem: 'cannot be read' }],
+      });
+    }
+  }
+  const raw = text === undefined ? {} : readYaml(text, file ?? 'config');
+  const envResult = applyEnvOverrides(raw, env, schema);
+  const problems: ConfigProblem[] = envResult.invalid.map((i) => ({ path: i.path, problem: `${i.variable} ${i.problem}` }));
+
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strictSchema: true, strictTypes: false, strictRequired: false, allowUnionTypes: true });
+  const validate = ajv.compile(schema);
+  if (!validate(raw)) problems.push(...(validate.errors ?? []).map(describe));
+  if (problems.length) {
+    throw new GatewayError('CONFIG_INVALID', `invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.problem}`).join('\n')}`, {
+      problems,
+    });
+  }
+  const config = raw as unknown as GatewayConfig;
+  resolvePaths(config, file ? path.dirname(file) : (options.cwd ?? process.cwd()), env);
+  readSecretFiles(config, problems);
+  checkFiles(config, problems);
+  if (problems.length) {
+    throw new GatewayError('CONFIG_INVALID', `invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.problem}`).join('\n')}`, {
+      problems,
+    });
+  }
+  return { config, schema, file, env: envResult };
+}

@@ -1,0 +1,151 @@
+/**
+ * The gateway's configuration schema (JSON Schema draft-07, checked by Ajv). The schema is the one place that holds
+ * each setting's type, default and description: `loadConfig` fills defaults from it, `--print-config` shows its
+ * result, the `CLAWLING_*` environment mapping walks it, and secrets are the properties marked `writeOnly`.
+ *
+ * Sections of optional extensions (`hub`) are open here; an extension module that exports `configSchema` has its
+ * schema put in place of the open one before validation, so that it plugs in without an edit to this file.
+ */
+
+import { RADIO_CONFIG_SCHEMA } from '../radios/radio-config';
+
+export type JsonSchema = Record<string, unknown>;
+
+const nullableString = (description: string, extra: JsonSchema = {}): JsonSchema => ({
+  type: ['string', 'null'],
+  default: null,
+  description,
+  ...extra,
+});
+
+export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'clawling gateway configuration',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    gateway: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        id: nullableString(
+          'Short name of this gateway in MQTT topics and Home Assistant; default: its mesh address (off1…).',
+          { pattern: '^[A-Za-z0-9_-]{1,64}$' },
+        ),
+        name: { type: 'string', default: 'Clawling mesh gateway', minLength: 1, description: 'Human name (Home Assistant device name).' },
+        state_dir: nullableString(
+          'Folder for the identity key and the durable outbox; default: $STATE_DIRECTORY (systemd) or ./gateway-state beside the config file.',
+        ),
+        app_id: { type: 'string', default: 'clawling-gateway', minLength: 1, maxLength: 256, description: 'app_id of the ACKs and messages the gateway originates.' },
+        store_sync: {
+          enum: ['full', 'normal'],
+          default: 'full',
+          description: 'full: every outbox write survives a power cut (fsync per commit); normal: survives a crash of the process, spares SD cards.',
+        },
+        shutdown_timeout_ms: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long SIGTERM waits for the outbox to drain.' },
+      },
+    },
+    log: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+      },
+    },
+    radios: {
+      type: 'array',
+      default: [],
+      description: 'The radios to open; options beside id and kind belong to the radio kind (docs/gateway.md).',
+      // The radios helper owns the options of each kind (gateway/radios/radio-config.ts).
+      items: RADIO_CONFIG_SCHEMA as unknown as JsonSchema,
+    },
+    mesh: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        dedup_max_entries: { type: 'integer', minimum: 16, maximum: 1000000, default: 10000 },
+        dedup_ttl_s: { type: 'integer', minimum: 1, maximum: 604800, default: 3600 },
+        forward: { type: 'boolean', default: true, description: 'Relay frames between neighbours by the TTL and hop rules.' },
+        forward_jitter_min_ms: { type: 'integer', minimum: 0, maximum: 10000, default: 20 },
+        forward_jitter_max_ms: { type: 'integer', minimum: 0, maximum: 10000, default: 200 },
+        relay_fanout: { type: 'integer', minimum: 1, maximum: 16, default: 3 },
+        require_transport_identity: { type: 'boolean', default: false },
+        ack_timeout_ms: { type: 'integer', minimum: 100, maximum: 3600000, default: 10000, description: 'How long a message sent from MQTT waits for its mesh ACK.' },
+        max_frame_bytes: { type: 'integer', minimum: 1024, maximum: 1048576, default: 1048576 },
+      },
+    },
+    mqtt: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean', default: true },
+        url: { type: 'string', default: 'mqtt://127.0.0.1:1883', pattern: '^(mqtt|mqtts|tcp|tls|ssl|ws|wss)://' },
+        base_topic: nullableString('Topic prefix; default clawling/<gateway id>.', { pattern: '^[^#+\\u0000]+[^/#+\\u0000]$' }),
+        client_id: nullableString('MQTT client id; default clawling-<gateway id>.', { minLength: 1, maxLength: 128 }),
+        username: nullableString('Broker user name.'),
+        password: nullableString('Broker password (prefer password_file).', { writeOnly: true }),
+        password_file: nullableString('File whose first line is the broker password (systemd credentials).'),
+        version: { enum: ['auto', 4, 5], default: 'auto', description: 'MQTT protocol: 5, 4 (3.1.1), or auto (5, falling back to 3.1.1).' },
+        keepalive_s: { type: 'integer', minimum: 0, maximum: 65535, default: 30 },
+        connect_timeout_ms: { type: 'integer', minimum: 100, maximum: 120000, default: 10000 },
+        reconnect_min_ms: { type: 'integer', minimum: 10, maximum: 600000, default: 1000 },
+        reconnect_max_ms: { type: 'integer', minimum: 10, maximum: 3600000, default: 30000 },
+        inflight: { type: 'integer', minimum: 1, maximum: 1024, default: 256, description: 'QoS 1 publishes awaiting PUBACK at once.' },
+        outbox_max_entries: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000 },
+        raw_frames: { type: 'boolean', default: false, description: 'Also publish every received frame as bytes on <base>/raw/<radio>.' },
+        health_interval_s: { type: 'integer', minimum: 1, maximum: 86400, default: 30 },
+        tls: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            ca: nullableString('PEM file of the CA that signed the broker certificate.'),
+            cert: nullableString('PEM client certificate (mutual TLS).'),
+            key: nullableString('PEM private key of the client certificate.'),
+            key_passphrase: nullableString('Passphrase of the client key.', { writeOnly: true }),
+            reject_unauthorized: { type: 'boolean', default: true },
+            servername: nullableString('Server name for SNI and certificate checks when it differs from the URL host.'),
+          },
+        },
+        homeassistant: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          properties: {
+            enabled: { type: 'boolean', default: true },
+            discovery_prefix: { type: 'string', default: 'homeassistant', minLength: 1 },
+            status_topic: { type: 'string', default: 'homeassistant/status', minLength: 1 },
+          },
+        },
+      },
+    },
+    http: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean', default: true },
+        host: { type: 'string', default: '127.0.0.1', minLength: 1, description: 'Loopback by default; 0.0.0.0 exposes the status page to the network.' },
+        port: { type: 'integer', minimum: 0, maximum: 65535, default: 8089 },
+        recent_messages: { type: 'integer', minimum: 0, maximum: 1000, default: 50 },
+      },
+    },
+    hub: {
+      type: 'object',
+      default: {},
+      description: 'The hub bridge (gateway/extensions/hub-bridge.ts defines the rest of this section).',
+      properties: { enabled: { type: 'boolean', default: false } },
+    },
+  },
+};
+
+/** Section name → schema of the optional extensions that define their own (filled from their modules). */
+export function withExtensionSchemas(base: JsonSchema, sections: Record<string, JsonSchema>): JsonSchema {
+  const props = { ...(base.properties as Record<string, JsonSchema>) };
+  for (const [name, schema] of Object.entries(sections)) props[name] = { default: {}, ...schema };
+  return { ...base, properties: props };
+}

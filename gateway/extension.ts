@@ -1,0 +1,96 @@
+/**
+ * What every gateway extension is (as in Zigbee2MQTT): a constructor that only stores its collaborators,
+ * `start()` that subscribes and opens what it needs, `stop()` that releases it and detaches its bus listeners.
+ * Extensions know the bus, the mesh API and the shared MQTT connection, never each other.
+ *
+ * A module under `gateway/extensions/` exports `createExtension(context)` and, when it brings its own section of
+ * the configuration, `configSchema` (see `extensions/index.ts`).
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../lib/store';
+import type { EventBus } from './bus';
+import type { GatewayConfig } from './config/types';
+import type { Metrics } from './metrics';
+import type { MqttConnection } from './mqtt/connection';
+import type { Topics } from './mqtt/topics';
+import type { MeshApi, RouterClock } from './router';
+
+export interface QueueDepth {
+  depth: number;
+  dropped: number;
+  inflight?: number;
+}
+
+/** Where extensions show the depth of their queues (status page, `/metrics`, MQTT health). */
+export class QueueRegistry {
+  private readonly sources = new Map<string, () => QueueDepth>();
+
+  register(name: string, read: () => QueueDepth): void {
+    this.sources.set(name, read);
+  }
+
+  unregister(name: string): void {
+    this.sources.delete(name);
+  }
+
+  read(): Record<string, QueueDepth> {
+    const out: Record<string, QueueDepth> = {};
+    for (const [name, read] of this.sources) out[name] = read();
+    return out;
+  }
+}
+
+export interface GatewayInfo {
+  /** The short id in topics and Home Assistant (config `gateway.id`, default the address). */
+  id: string;
+  name: string;
+  address: string;
+  version: string;
+  startedAt: number;
+}
+
+export interface ExtensionContext {
+  config: GatewayConfig;
+  info: GatewayInfo;
+  bus: EventBus;
+  /** Namespaced with the extension's name. */
+  logger: Logger;
+  metrics: Metrics;
+  mesh: MeshApi;
+  store: Store;
+  queues: QueueRegistry;
+  clock: RouterClock;
+  /** Present when `mqtt.enabled`. */
+  mqtt?: { connection: MqttConnection; topics: Topics };
+  /** A snapshot of the whole gateway (status page, health topic). */
+  snapshot(): GatewaySnapshot;
+}
+
+export interface GatewaySnapshot {
+  gateway: GatewayInfo;
+  uptime_s: number;
+  rss_bytes: number;
+  heap_used_bytes: number;
+  radios: Array<{ id: string; kind?: string; state: string; detail?: string; peers: number }>;
+  neighbours: Array<{ radio: string; id: string; address?: string; connected: boolean; wire_versions: number[]; rssi?: number; mtu?: number }>;
+  mqtt: { enabled: boolean; connected: boolean; protocol_version?: 4 | 5; url?: string };
+  queues: Record<string, QueueDepth>;
+  messages_per_s: number;
+  counters: Record<string, number | Record<string, number>>;
+}
+
+export abstract class Extension {
+  abstract readonly name: string;
+
+  constructor(protected readonly ctx: ExtensionContext) {}
+
+  async start(): Promise<void> {
+    // Most extensions only subscribe; the default does nothing.
+  }
+
+  async stop(): Promise<void> {
+    this.ctx.bus.offAll(this);
+  }
+}
+
+export type ExtensionFactory = (context: ExtensionContext) => Extension;

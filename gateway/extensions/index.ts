@@ -1,0 +1,64 @@
+/**
+ * The extension table, in start order (stop runs in reverse). Modules load lazily, so a gateway without MQTT never
+ * loads mqtt.js, and an optional module that is not part of this build (the hub bridge before it lands, or a
+ * trimmed install) is simply absent: it is an error only when its section is enabled.
+ *
+ * To add an extension: put `gateway/extensions/<name>.ts` exporting `createExtension(ctx)` (and `configSchema` when it
+ * has its own config section) and list it here once. The hub bridge is listed already.
+ */
+import type { GatewayConfig } from '../config/types';
+import type { JsonSchema } from '../config/schema';
+import type { ExtensionFactory } from '../extension';
+
+export interface ExtensionEntry {
+  name: string;
+  /** Module path relative to this folder. */
+  module: string;
+  enabled(config: GatewayConfig): boolean;
+  /** A config section the module's `configSchema` describes (replacing the open placeholder in schema.ts). */
+  section?: string;
+  /** Absent from this build is fine unless enabled. */
+  optional?: boolean;
+}
+
+export const EXTENSIONS: readonly ExtensionEntry[] = [
+  { name: 'mqtt-bridge', module: './mqtt-bridge', enabled: (c) => c.mqtt.enabled },
+  { name: 'availability', module: './availability', enabled: (c) => c.mqtt.enabled },
+  { name: 'bridge-health', module: './bridge-health', enabled: (c) => c.mqtt.enabled },
+  { name: 'ha-discovery', module: './ha-discovery', enabled: (c) => c.mqtt.enabled && c.mqtt.homeassistant.enabled },
+  { name: 'hub-bridge', module: './hub-bridge', section: 'hub', optional: true, enabled: (c) => c.hub.enabled === true },
+  { name: 'status-http', module: './status-http', enabled: (c) => c.http.enabled },
+];
+
+export interface ExtensionModule {
+  createExtension: ExtensionFactory;
+  configSchema?: JsonSchema;
+}
+
+function isMissing(err: unknown, module: string): boolean {
+  const e = err as NodeJS.ErrnoException;
+  return e?.code === 'MODULE_NOT_FOUND' && String(e.message).includes(module.replace('./', '/'));
+}
+
+/** Loads one extension module; `undefined` when an optional one is not in this build. */
+export async function loadExtensionModule(entry: ExtensionEntry): Promise<ExtensionModule | undefined> {
+  try {
+    // A computed specifier: the compiler must not insist that optional modules exist at build time.
+    const specifier: string = entry.module;
+    return (await import(specifier)) as ExtensionModule;
+  } catch (err) {
+    if (entry.optional && isMissing(err, entry.module)) return undefined;
+    throw err;
+  }
+}
+
+/** The config schemas optional extensions bring, by section (for `loadConfig`). */
+export async function loadExtensionSchemas(): Promise<Record<string, JsonSchema>> {
+  const out: Record<string, JsonSchema> = {};
+  for (const entry of EXTENSIONS) {
+    if (!entry.section) continue;
+    const mod = await loadExtensionModule(entry);
+    if (mod?.configSchema) out[entry.section] = mod.configSchema;
+  }
+  return out;
+}

@@ -1,0 +1,76 @@
+/**
+ * Structured logs: pino, one JSON line per event on stdout (journald keeps them), namespaced by `ns`
+ * (`router`, `mqtt`, `radio:ble0`, …). Secrets never reach a line: known secret keys are censored by pino's
+ * redaction, and every configured secret value is scrubbed from messages as a second line of defence.
+ */
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+const CENSOR = '[redacted]';
+const SECRET_PATHS = [
+  'password',
+  'token',
+  'key_passphrase',
+  'authorization',
+  '*.password',
+  '*.token',
+  '*.key_passphrase',
+  '*.authorization',
+  'headers.authorization',
+];
+
+export interface LoggerOptions {
+  level: string;
+  /** Secret values to scrub from any message text (the MQTT password, the hub token). */
+  secrets?: readonly string[];
+  destination?: DestinationStream;
+  /** Fields on every line (the gateway id). */
+  base?: Record<string, unknown>;
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4 && out.includes(s)) out = out.split(s).join(CENSOR);
+  return out;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+  return pino(
+    {
+      level: options.level,
+      base: { ...(options.base ?? {}) },
+      redact: { paths: SECRET_PATHS, censor: CENSOR },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: secrets.length
+        ? {
+            logMethod(args, method) {
+              // Only strings can carry a pasted secret (an error message quoting a URL with credentials).
+              const cleaned = args.map((a) => (typeof a === 'string' ? scrub(a, secrets) : a)) as typeof args;
+              method.apply(this, cleaned);
+            },
+          }
+        : {},
+      serializers: {
+        err: (err: unknown) => {
+          const e = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+          if (secrets.length && typeof e.message === 'string') e.message = scrub(e.message, secrets);
+          if (secrets.length && typeof e.stack === 'string') e.stack = scrub(e.stack, secrets);
+          return e;
+        },
+      },
+    },
+    options.destination ?? pino.destination({ fd: 1, sync: false }),
+  );
+}
+
+/** A logger that drops everything (tests that do not look at logs, `--check`). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
+
+export function child(logger: Logger, ns: string): Logger {
+  return logger.child({ ns });
+}

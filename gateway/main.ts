@@ -1,0 +1,73 @@
+/**
+ * The gateway as a process: load and validate the configuration, build the logger, start the `Gateway`, and stop
+ * it gracefully on SIGTERM or SIGINT (a second signal forces the exit). `cli/gateway.ts` parses the command line
+ * and calls `runGateway`; tests call it the same way in a child process.
+ */
+import type { Writable } from 'node:stream';
+import { loadConfig, type LoadedConfig } from './config/load-config';
+import { collectSecrets } from './config/redact';
+import { loadExtensionSchemas } from './extensions/index';
+import { Gateway } from './gateway';
+import { createLogger, type Logger } from './logger';
+
+export interface RunOptions {
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+  stderr: Writable;
+  /** Called once the gateway runs (tests reach it through this). */
+  onStarted?: (gateway: Gateway) => void;
+}
+
+export async function loadGatewayConfig(file: string | undefined, env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
+  const extensionSchemas = await loadExtensionSchemas();
+  return loadConfig({ ...(file !== undefined ? { file } : {}), env, extensionSchemas });
+}
+
+/** Runs until SIGTERM/SIGINT; resolves with the exit code. */
+export async function runGateway(options: RunOptions): Promise<number> {
+  const loaded = await loadGatewayConfig(options.configFile, options.env);
+  const logger: Logger = createLogger({ level: loaded.config.log.level, secrets: collectSecrets(loaded.config, loaded.schema) });
+  for (const variable of loaded.env.unknown) logger.warn({ variable }, 'environment variable names no setting; ignored');
+  const gateway = new Gateway(loaded.config, { logger });
+
+  let signals = 0;
+  let markStopped: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    markStopped = resolve;
+  });
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      logger.flush();
+      process.exit(1);
+    }
+    gateway.stop(signal).then(markStopped, (err: unknown) => {
+      logger.error({ err }, 'graceful stop failed');
+      markStopped();
+    });
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  try {
+    await gateway.start();
+  } catch (err) {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    const e = err as { code?: string; message?: string };
+    options.stderr.write(`clawling gateway: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}\n`);
+    logger.flush();
+    return 1;
+  }
+  options.onStarted?.(gateway);
+
+  // Radios and the MQTT client unref their timers; the process must live until it is told to stop.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  await stopped;
+  clearInterval(keepAlive);
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  return 0;
+}

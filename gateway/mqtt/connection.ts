@@ -1,0 +1,309 @@
+/**
+ * One MQTT connection for the whole gateway, owned by the controller and shared by the extensions (as Zigbee2MQTT
+ * shares its `Mqtt`). It reconnects by itself with a jittered exponential backoff, restores its subscriptions and
+ * tells the bus each time it goes up or down, so that extensions republish their retained state.
+ *
+ * Protocol: `version: auto` tries MQTT 5 and falls back to 3.1.1 for good when the broker refuses version 5
+ * (aedes and brokers before Mosquitto 1.6 answer CONNACK "unacceptable protocol version"). Each connection attempt
+ * uses a fresh mqtt.js client: what was in flight on a dead connection is republished by the outbox, from disk,
+ * so there is one resend path for a broker restart and for a gateway restart.
+ */
+import fs from 'node:fs';
+import mqtt, { type IClientOptions, type IClientPublishOptions, type MqttClient } from 'mqtt';
+import type { Logger } from 'pino';
+import { GatewayError } from '../errors';
+import type { GatewayConfig } from '../config/types';
+
+export interface ConnectionEvents {
+  up: { protocolVersion: 4 | 5; sessionPresent: boolean };
+  down: { reason: string };
+  message: { topic: string; payload: Buffer; properties?: Record<string, unknown> };
+}
+
+export interface PublishOptions {
+  qos?: 0 | 1;
+  retain?: boolean;
+  /** MQTT 5 only (dropped on 3.1.1): user properties, content type, response topic, correlation data. */
+  properties?: IClientPublishOptions['properties'];
+}
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const SYSTEM_TIMERS: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+/** CONNACK codes meaning "I do not speak this protocol version" (3.1.1 return code 1, MQTT 5 reason 0x84). */
+const UNSUPPORTED_VERSION = new Set([1, 0x84]);
+/** CONNACK codes meaning bad credentials or no permission (3.1.1: 4, 5; MQTT 5: 0x86, 0x87, 0x8c). */
+const NOT_AUTHORISED = new Set([4, 5, 0x86, 0x87, 0x8c]);
+
+type Handler<K extends keyof ConnectionEvents> = (e: ConnectionEvents[K]) => void;
+
+export interface ConnectionOptions {
+  config: GatewayConfig['mqtt'];
+  clientId: string;
+  will: { topic: string; payload: string };
+  logger: Logger;
+  timers?: Timers;
+  random?: () => number;
+}
+
+export class MqttConnection {
+  private client: MqttClient | undefined;
+  private generation = 0;
+  private version: 4 | 5;
+  private readonly auto: boolean;
+  private attempt = 0;
+  private reconnectTimer: unknown;
+  private stopped = true;
+  private isUp = false;
+  private readonly subscriptions = new Map<string, 0 | 1>();
+  private readonly handlers: { [K in keyof ConnectionEvents]: Array<Handler<K>> } = { up: [], down: [], message: [] };
+  private readonly timers: Timers;
+  private readonly random: () => number;
+  private lastError: string | undefined;
+  private tlsFiles: { ca?: Buffer; cert?: Buffer; key?: Buffer } | undefined;
+  /** Successful connections so far (a metric; the first is not a reconnect). */
+  connects = 0;
+
+  constructor(private readonly options: ConnectionOptions) {
+    this.auto = options.config.version === 'auto';
+    this.version = options.config.version === 4 ? 4 : 5;
+    this.timers = options.timers ?? SYSTEM_TIMERS;
+    this.random = options.random ?? Math.random;
+  }
+
+  on<K extends keyof ConnectionEvents>(event: K, handler: Handler<K>): void {
+    (this.handlers[event] as Array<Handler<K>>).push(handler);
+  }
+
+  off<K extends keyof ConnectionEvents>(event: K, handler: Handler<K>): void {
+    const list = this.handlers[event] as Array<Handler<K>>;
+    const i = list.indexOf(handler);
+    if (i >= 0) list.splice(i, 1);
+  }
+
+  get connected(): boolean {
+    return this.isUp;
+  }
+
+  get protocolVersion(): 4 | 5 {
+    return this.version;
+  }
+
+  get lastErrorText(): string | undefined {
+    return this.lastError;
+  }
+
+  /** Starts connecting; never rejects for a broker that is away (it keeps trying). Rejects for unreadable TLS files. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.tlsFiles = this.readTls();
+    this.connect();
+  }
+
+  /** Adds a subscription that is restored on every connection. */
+  subscribe(filter: string, qos: 0 | 1 = 1): void {
+    this.subscriptions.set(filter, qos);
+    if (this.isUp && this.client) this.client.subscribe(filter, { qos }, (err) => err && this.options.logger.warn({ filter, err }, 'subscribe failed'));
+  }
+
+  /** Publishes now; `callback` gets the PUBACK (QoS 1) or the write (QoS 0). Fails at once when disconnected. */
+  publish(topic: string, payload: string | Buffer, options: PublishOptions, callback: (err?: Error) => void): void {
+    const client = this.client;
+    if (!this.isUp || !client) {
+      callback(new GatewayError('MQTT_DISCONNECTED', 'not connected to the broker'));
+      return;
+    }
+    const generation = this.generation;
+    const opts: IClientPublishOptions = { qos: options.qos ?? 0, retain: options.retain ?? false };
+    if (this.version === 5 && options.properties) opts.properties = options.properties;
+    client.publish(topic, payload, opts, (err) => {
+      // A callback from a client we already replaced is news about a connection that no longer exists.
+      if (generation !== this.generation) return callback(new GatewayError('MQTT_DISCONNECTED', 'the connection was replaced'));
+      callback(err ?? undefined);
+    });
+  }
+
+  /**
+   * Runs `fn` with the socket corked, so the publishes it makes leave in one write (one syscall for a whole window
+   * of the outbox instead of one per packet).
+   */
+  corked(fn: () => void): void {
+    const stream = this.client?.stream as { cork?: () => void; uncork?: () => void } | undefined;
+    if (!stream?.cork || !stream.uncork) {
+      fn();
+      return;
+    }
+    stream.cork();
+    try {
+      fn();
+    } finally {
+      process.nextTick(() => stream.uncork!());
+    }
+  }
+
+  publishAsync(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<void> {
+    return new Promise((resolve, reject) => this.publish(topic, payload, options, (err) => (err ? reject(err) : resolve())));
+  }
+
+  /**
+   * Publishes `offline` as the retained state (what the will would say) and disconnects cleanly, so subscribers see
+   * the gateway leave at once instead of after the keepalive.
+   */
+  async stop(finalState?: { topic: string; payload: string }): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.reconnectTimer !== undefined) this.timers.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const client = this.client;
+    if (client && this.isUp && finalState) {
+      await Promise.race([
+        new Promise<void>((resolve) => client.publish(finalState.topic, finalState.payload, { qos: 1, retain: true }, () => resolve())),
+        new Promise<void>((resolve) => setTimeout(resolve, 2000).unref()),
+      ]);
+    }
+    this.generation += 1;
+    this.client = undefined;
+    const wasUp = this.isUp;
+    this.isUp = false;
+    if (client) await new Promise<void>((resolve) => client.end(false, {}, () => resolve()));
+    if (wasUp) this.emit('down', { reason: 'stopped' });
+  }
+
+  private readTls(): { ca?: Buffer; cert?: Buffer; key?: Buffer } {
+    const t = this.options.config.tls;
+    const read = (file: string | null, what: string): Buffer | undefined => {
+      if (file === null) return undefined;
+      try {
+        return fs.readFileSync(file);
+      } catch (err) {
+        throw new GatewayError('MQTT_TLS_FILE', `cannot read mqtt.tls.${what} (${file}): ${(err as NodeJS.ErrnoException).code}`, { setting: `mqtt.tls.${what}` });
+      }
+    };
+    const out: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {};
+    const ca = read(t.ca, 'ca');
+    const cert = read(t.cert, 'cert');
+    const key = read(t.key, 'key');
+    if (ca) out.ca = ca;
+    if (cert) out.cert = cert;
+    if (key) out.key = key;
+    return out;
+  }
+
+  private clientOptions(): IClientOptions {
+    const c = this.options.config;
+    const opts: IClientOptions = {
+      clientId: this.options.clientId,
+      protocolVersion: this.version,
+      keepalive: c.keepalive_s,
+      connectTimeout: c.connect_timeout_ms,
+      reconnectPeriod: 0,
+      clean: true,
+      resubscribe: false,
+      queueQoSZero: false,
+      will: { topic: this.options.will.topic, payload: Buffer.from(this.options.will.payload), qos: 1, retain: true },
+      rejectUnauthorized: c.tls.reject_unauthorized,
+    };
+    if (c.username !== null) opts.username = c.username;
+    if (c.password !== null) opts.password = c.password;
+    if (this.tlsFiles?.ca) opts.ca = this.tlsFiles.ca;
+    if (this.tlsFiles?.cert) opts.cert = this.tlsFiles.cert;
+    if (this.tlsFiles?.key) opts.key = this.tlsFiles.key;
+    if (c.tls.key_passphrase !== null) (opts as Record<string, unknown>).passphrase = c.tls.key_passphrase;
+    if (c.tls.servername !== null) (opts as Record<string, unknown>).servername = c.tls.servername;
+    return opts;
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    this.generation += 1;
+    const generation = this.generation;
+    const client = mqtt.connect(this.options.config.url, this.clientOptions());
+    this.client = client;
+    let refusedVersion = false;
+    client.on('connect', (connack) => {
+      if (generation !== this.generation) return;
+      this.attempt = 0;
+      this.isUp = true;
+      this.connects += 1;
+      this.lastError = undefined;
+      this.options.logger.info({ url: redactUrl(this.options.config.url), protocolVersion: this.version }, 'connected to the broker');
+      for (const [filter, qos] of this.subscriptions) {
+        client.subscribe(filter, { qos }, (err) => err && this.options.logger.warn({ filter, err }, 'subscribe failed'));
+      }
+      this.emit('up', { protocolVersion: this.version, sessionPresent: connack.sessionPresent });
+    });
+    client.on('message', (topic, payload, packet) => {
+      if (generation !== this.generation) return;
+      const properties = packet.properties as Record<string, unknown> | undefined;
+      this.emit('message', properties ? { topic, payload, properties } : { topic, payload });
+    });
+    client.on('error', (err: Error & { code?: number | string }) => {
+      if (generation !== this.generation) return;
+      const code = typeof err.code === 'number' ? err.code : undefined;
+      if (code !== undefined && UNSUPPORTED_VERSION.has(code) && this.auto && this.version === 5) {
+        refusedVersion = true;
+        this.version = 4;
+        this.options.logger.info('the broker does not speak MQTT 5; using MQTT 3.1.1');
+        return;
+      }
+      this.lastError = err.message;
+      if (code !== undefined && NOT_AUTHORISED.has(code)) this.options.logger.error({ code }, 'the broker refused the credentials');
+      else this.options.logger.warn({ err: { message: err.message, code: err.code } }, 'broker connection error');
+    });
+    client.on('close', () => {
+      if (generation !== this.generation) return;
+      const wasUp = this.isUp;
+      this.isUp = false;
+      // This client is done: a fresh one per attempt keeps no half-sent state around.
+      this.generation += 1;
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      client.end(true);
+      if (wasUp) this.emit('down', { reason: this.lastError ?? 'connection closed' });
+      if (this.stopped) return;
+      if (refusedVersion) this.connect();
+      else this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    const c = this.options.config;
+    const exp = Math.min(c.reconnect_max_ms, c.reconnect_min_ms * 2 ** Math.min(this.attempt, 20));
+    // Full jitter between half and the whole step: many gateways restarted by one power cut do not reconnect in step.
+    const delay = Math.round(exp / 2 + (this.random() * exp) / 2);
+    this.attempt += 1;
+    this.reconnectTimer = this.timers.setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connect();
+    }, delay);
+  }
+
+  private emit<K extends keyof ConnectionEvents>(event: K, payload: ConnectionEvents[K]): void {
+    for (const h of (this.handlers[event] as Array<Handler<K>>).slice()) {
+      try {
+        h(payload);
+      } catch (err) {
+        this.options.logger.error({ err, event }, 'mqtt connection listener failed');
+      }
+    }
+  }
+}
+
+/** The broker URL without credentials, for logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '[redacted]';
+    return u.toString();
+  } catch {
+    return '[unparseable url]';
+  }
+}

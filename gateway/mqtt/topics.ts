@@ -1,0 +1,58 @@
+/**
+ * The MQTT topic layout (docs/mqtt.md), all under one base (default `clawling/<gateway id>`). One function per topic
+ * so that the layout is written down once; ids from the mesh or a radio are escaped into a single topic level.
+ */
+
+/** `/`, `+`, `#`, NUL and `%` cannot appear raw in one topic level; they are percent-encoded (`%2F`, …). */
+export function topicLevel(text: string): string {
+  return text.replace(/[/+#\u0000%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+export class Topics {
+  constructor(readonly base: string) {}
+
+  /** Retained `online`/`offline`; `offline` is the last will. */
+  get bridgeState(): string {
+    return `${this.base}/bridge/state`;
+  }
+
+  /** Retained JSON: uptime, RSS, counters, messages/s, outbox depth. */
+  get bridgeHealth(): string {
+    return `${this.base}/bridge/health`;
+  }
+
+  /** Retained JSON: gateway id, mesh address, version, protocol, radios. */
+  get bridgeInfo(): string {
+    return `${this.base}/bridge/info`;
+  }
+
+  /** Every mesh message the gateway receives, JSON floor plus reception fields, QoS 1. */
+  get messages(): string {
+    return `${this.base}/messages`;
+  }
+
+  /** Raw frames as received (binary payload), when `raw_frames` is on. */
+  raw(radioId: string): string {
+    return `${this.base}/raw/${topicLevel(radioId)}`;
+  }
+
+  /** JSON in: a message for the mesh. */
+  get send(): string {
+    return `${this.base}/send`;
+  }
+
+  /** JSON out: what became of each message sent through `send` (accepted, sent, acked, failed). */
+  get sendResult(): string {
+    return `${this.base}/send/result`;
+  }
+
+  /** Retained JSON per radio: state, detail, peer count. */
+  radioState(radioId: string): string {
+    return `${this.base}/radios/${topicLevel(radioId)}/state`;
+  }
+
+  /** Retained JSON per neighbour of a radio: connected, address, wire versions, MTU, RSSI. */
+  peer(radioId: string, peerId: string): string {
+    return `${this.base}/radios/${topicLevel(radioId)}/peers/${topicLevel(peerId)}`;
+  }
+}

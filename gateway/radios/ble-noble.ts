@@ -1,0 +1,104 @@
+/**
+ * The part of `@stoprocent/noble` the BLE radio uses, as interfaces, and the lazy loader of the real package.
+ *
+ * noble is split in two: the `Noble` class (peripherals, services, characteristics, callbacks; pure JavaScript)
+ * and a *binding* that talks to the platform (HCI socket on Linux). `withBindings('hci', { deviceId })` picks the
+ * adapter. Tests build the real `Noble` class over a fake binding (`new Noble(binding)` from
+ * `@stoprocent/noble/lib/noble`), so everything above the binding is the code that runs on a Pi.
+ *
+ * The interfaces are ours rather than noble's own typings so that the gateway still compiles where the optional
+ * package failed to install.
+ */
+import { RadioError } from './radio';
+
+/** Listener type for the loosely typed `removeListener`; method parameters are checked bivariantly. */
+type Listener = (...args: never[]) => void;
+
+export interface NobleCharacteristic {
+  readonly uuid: string;
+  readonly properties: string[];
+  read(callback: (err: Error | null | undefined, data: Buffer) => void): void;
+  write(data: Buffer, withoutResponse: boolean, callback?: (err?: Error | null) => void): void;
+  subscribe(callback?: (err?: Error | null) => void): void;
+  on(event: 'data', listener: (data: Buffer, isNotification: boolean) => void): this;
+  removeListener(event: string, listener: Listener): this;
+}
+
+export interface NoblePeripheral {
+  readonly id: string;
+  readonly address: string;
+  readonly rssi: number;
+  readonly mtu: number | null;
+  readonly state: string;
+  readonly connectable: boolean;
+  connect(options: Record<string, unknown> | undefined, callback: (err?: Error | null) => void): void;
+  cancelConnect(options?: object): void;
+  disconnect(callback?: () => void): void;
+  discoverSomeServicesAndCharacteristics(
+    serviceUuids: string[],
+    characteristicUuids: string[],
+    callback: (err: unknown, services: unknown[] | null, characteristics: NobleCharacteristic[] | null) => void,
+  ): void;
+  on(event: 'disconnect', listener: (reason: unknown) => void): this;
+  on(event: 'mtu', listener: (mtu: number) => void): this;
+  removeListener(event: string, listener: Listener): this;
+}
+
+export interface NobleLike {
+  readonly state: string;
+  on(event: 'stateChange', listener: (state: string) => void): this;
+  on(event: 'scanStart' | 'scanStop', listener: () => void): this;
+  on(event: 'discover', listener: (peripheral: NoblePeripheral) => void): this;
+  on(event: 'warning', listener: (message: string) => void): this;
+  removeAllListeners(event?: string): this;
+  startScanning(serviceUuids: string[], allowDuplicates: boolean, callback: (err?: Error | null) => void): void;
+  stopScanning(callback?: () => void): void;
+  stop(): void;
+}
+
+/** Builds a noble for an adapter; the default loads the real package, tests pass one over a fake binding. */
+export type NobleFactory = (options: { adapter: number }) => NobleLike;
+
+interface NobleModule {
+  withBindings(type: string, options: Record<string, unknown>): NobleLike;
+}
+
+/** The real noble on the chosen adapter. Throws `RadioError` `UNSUPPORTED` naming the package when it does not load. */
+export const loadNoble: NobleFactory = ({ adapter }) => {
+  let mod: NobleModule;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    mod = require('@stoprocent/noble') as NobleModule;
+  } catch (err) {
+    throw new RadioError(
+      'UNSUPPORTED',
+      `the optional package @stoprocent/noble is not available (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); install it with: npm install @stoprocent/noble`,
+      { package: '@stoprocent/noble' },
+      { cause: err },
+    );
+  }
+  // HCI is the Linux binding and the only one with adapter choice; elsewhere noble picks the platform's own.
+  return process.platform === 'linux' ? mod.withBindings('hci', { deviceId: adapter }) : mod.withBindings('default', {});
+};
+
+/** noble's HCI binding compares UUIDs as lowercase hex without dashes; anything else never matches. */
+export function nobleUuid(uuid: string): string {
+  return uuid.replace(/-/g, '').toLowerCase();
+}
+
+/** The mesh GATT characteristics (mesh-reference-facts.md §3), as noble spells them. */
+export const MESH_CHARACTERISTICS = Object.freeze({
+  MESSAGE: nobleUuid('6E400002-B5A3-F393-E0A9-E50E24DCCA9E'),
+  DEVICE_ID: nobleUuid('6E400003-B5A3-F393-E0A9-E50E24DCCA9E'),
+  IDENTITY: nobleUuid('6E400004-B5A3-F393-E0A9-E50E24DCCA9E'),
+});
+
+/**
+ * noble's HCI binding installs a SIGINT handler that calls `process.exit(1)` when it is the last one registered,
+ * which would cut the gateway's graceful shutdown short. Remove it; the gateway owns signals.
+ */
+export function detachNobleSignalHandlers(noble: NobleLike): void {
+  const bindings = (noble as unknown as { _bindings?: { _sigIntHandler?: () => void } })._bindings;
+  const handler = bindings?._sigIntHandler;
+  if (typeof handler === 'function') process.removeListener('SIGINT', handler);
+}

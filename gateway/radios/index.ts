@@ -1,0 +1,67 @@
+/**
+ * The radios of the gateway: the seam (`radio.ts`), the factory, and the three implementations.
+ *
+ * `createRadio` checks the configuration (throwing `RadioError` `BAD_CONFIG` with the setting's path) and builds
+ * the radio without touching hardware; `open()` loads the optional package (noble, serialport) and never rejects
+ * for a missing one.
+ */
+import { BleRadio, type BleRadioDeps } from './ble-radio';
+import { resolveRadioConfig, type RadioConfig } from './radio-config';
+import { type Radio, type RadioClock, type RadioLogger, SYSTEM_CLOCK } from './radio';
+import type { RadioBaseOptions } from './radio-base';
+import { SerialRadio, type SerialRadioDeps } from './serial-radio';
+import { SimulatedRadio } from './simulated-radio';
+
+export * from './radio';
+export * from './radio-config';
+export { TypedEmitter, type TypedEvents } from './typed-emitter';
+export { BleRadio, type BleRadioDeps } from './ble-radio';
+export { SerialRadio, type SerialRadioDeps } from './serial-radio';
+export { SimulatedRadio, VirtualPeer, type VirtualReceipt } from './simulated-radio';
+export { listSerialPorts, portMatches, type SerialPortListing } from './serial-port-list';
+export type { SerialBackend, SerialPortInfo, SerialPortLike } from './serial-backend';
+export type { NobleFactory, NobleLike } from './ble-noble';
+export { identityFromSeed, buildIdentityBlob, verifyIdentityBlob, buildAdvertisement, type MeshIdentity } from './mesh-identity';
+
+export interface RadioDeps {
+  logger: RadioLogger;
+  clock?: RadioClock;
+  /** The gateway's state folder (radios keep nothing there today; reserved for pairing data). */
+  stateDir: string;
+  /** The gateway's own `off1…` address: announced in the serial HELLO, default recipient of talking virtual peers. */
+  localAddress?: string;
+  /** BLE: build noble over another binding (tests) instead of the real adapter. */
+  noble?: BleRadioDeps['noble'];
+  /** Serial: another port backend (tests: SerialPortMock) instead of the real `serialport`. */
+  serial?: SerialRadioDeps['backend'];
+  /** Serial: roots of the /dev + sysfs port scan used when `udevadm` is missing. */
+  devDir?: string;
+  sysDir?: string;
+  /** Jitter source of the reconnect backoff. */
+  random?: () => number;
+}
+
+/** Builds a radio from its configuration. Throws `RadioError` `BAD_CONFIG` (with `details.path`) for a bad setting. */
+export function createRadio(config: RadioConfig, deps: RadioDeps, path = 'radio'): Radio {
+  const resolved = resolveRadioConfig(config, path);
+  const base: RadioBaseOptions = {
+    logger: deps.logger,
+    clock: deps.clock ?? SYSTEM_CLOCK,
+    queueLimit: resolved.queueLimit,
+    queueByteLimit: resolved.queueByteLimit,
+  };
+  switch (resolved.kind) {
+    case 'ble':
+      return new BleRadio(resolved, base, { noble: deps.noble, random: deps.random });
+    case 'serial':
+      return new SerialRadio(resolved, base, {
+        backend: deps.serial,
+        localAddress: deps.localAddress,
+        random: deps.random,
+        devDir: deps.devDir,
+        sysDir: deps.sysDir,
+      });
+    case 'simulated':
+      return new SimulatedRadio(resolved, base, { localAddress: deps.localAddress });
+  }
+}

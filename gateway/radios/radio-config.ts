@@ -1,0 +1,435 @@
+/**
+ * Radio configuration: the shape a gateway config file gives each radio, its defaults, and one checker that
+ * names the offending setting. `RADIO_CONFIG_SCHEMA` is the same contract as JSON Schema for the gateway's
+ * config validator; `resolveRadioConfig` applies the defaults and is what `createRadio` runs, so a radio built
+ * from code (tests, the demo) gets the same checks as one built from YAML.
+ */
+import { RadioError } from './radio';
+
+export const MESH_SERVICE_UUID = '6E400001-B5A3-F393-E0A9-E50E24DCCA9E';
+
+export interface RadioConfigBase {
+  /** Unique among the gateway's radios; appears in MQTT topics and logs: `^[a-z0-9][a-z0-9_-]{0,31}$`. */
+  id: string;
+  /** Frames each peer's write queue holds (waiting + in flight) before `send()` refuses with QUEUE_FULL. Default 64. */
+  queue_limit?: number;
+  /** Bytes each peer's write queue holds before `send()` refuses. Default 4 MiB. */
+  queue_byte_limit?: number;
+  /** Reconnect / reopen backoff. */
+  reconnect?: { initial_ms?: number; max_ms?: number };
+}
+
+export interface BleRadioConfig extends RadioConfigBase {
+  kind: 'ble';
+  /** HCI adapter: `hci0`, `hci1`, … or its number. Default `hci0`. */
+  adapter?: string | number;
+  /** Mesh GATT service; only change it for test firmware. */
+  service_uuid?: string;
+  /** Concurrent peer connections. Default 4 (a Pi's controller handles a handful of LE links well). */
+  max_peers?: number;
+  /** Give up a connection attempt after this long. Default 10 000 ms. */
+  connect_timeout_ms?: number;
+  /** Discovery, reads and subscription after connecting. Default 15 000 ms. */
+  handshake_timeout_ms?: number;
+  /** Least time between two writes to one peer (reference: 20 ms). */
+  min_write_gap_ms?: number;
+  /** A write-without-response counts as done when no callback came by then (reference write gate: 30 ms). */
+  write_gate_ms?: number;
+  /** Refuse peers whose IDENTITY blob does not verify or does not match DEVICE_ID (the reference centrals do). Default true. */
+  require_identity?: boolean;
+  /** Only connect to these peripheral ids or `off1…` addresses; empty = any peer advertising the service. */
+  allow_peers?: string[];
+  /** Restart scanning when it has been stopped this long without us asking. Default 5 000 ms. */
+  scan_restart_ms?: number;
+  /** After a scan starts, collect advertisements this long before choosing whom to connect (strongest first). Default 250 ms. */
+  discovery_window_ms?: number;
+}
+
+export interface SerialRadioConfig extends RadioConfigBase {
+  kind: 'serial';
+  /** Device path (`/dev/ttyACM0`, `/dev/serial/by-id/…`); or give `match`. */
+  path?: string;
+  /** Pick the first port whose list entry matches every given field (hex ids compare case-insensitively). */
+  match?: { vendor_id?: string; product_id?: string; serial_number?: string; manufacturer?: string };
+  /** Default 115200. */
+  baud_rate?: number;
+  /** The largest payload accepted or sent (serial-framing.md); default and ceiling 1 048 576. */
+  max_frame_bytes?: number;
+  /** Peer id for the device at the other end; default `serial:<path>`. */
+  peer_id?: string;
+  /** Wire versions assumed until the device's HELLO says otherwise. Default [] (JSON floor only). */
+  wire_versions?: number[];
+  /** Send PING this often and count the device gone after three silent periods; 0 = presence follows the port. Default 0. */
+  keepalive_ms?: number;
+}
+
+export interface SimulatedPeerConfig {
+  /** Link id of the virtual peer. */
+  id: string;
+  /** Its mesh address; default: derived from a key seeded by radio id and peer id (stable across runs). */
+  address?: string;
+  /** Default [1] (binary-capable). */
+  wire_versions?: number[];
+  /** Reported MTU; with `fragment` on the radio it sets the fragment size (fragmentSizeForMtu). */
+  mtu?: number;
+  rssi?: number;
+  /** Answer every frame addressed to it that requires an ACK with a reference-shaped ACK. Default true. */
+  auto_ack?: boolean;
+  /** Send a text message every `everyMs` (for the demo). */
+  talk?: { every_ms: number; recipient?: string; app_id?: string; text?: string };
+}
+
+export interface SimulatedRadioConfig extends RadioConfigBase {
+  kind: 'simulated';
+  peers?: SimulatedPeerConfig[];
+  /** Frames cross the virtual link as BLE fragments through the real fragmenter and reassembler. Default true. */
+  fragment?: boolean;
+  /** One-way latency of the virtual link. Default 0. */
+  latency_ms?: number;
+}
+
+export type RadioConfig = BleRadioConfig | SerialRadioConfig | SimulatedRadioConfig;
+
+interface ResolvedCommon {
+  id: string;
+  queueLimit: number;
+  queueByteLimit: number;
+  reconnect: { initialMs: number; maxMs: number };
+}
+
+export interface ResolvedBleConfig extends ResolvedCommon {
+  kind: 'ble';
+  adapter: number;
+  serviceUuid: string;
+  maxPeers: number;
+  connectTimeoutMs: number;
+  handshakeTimeoutMs: number;
+  minWriteGapMs: number;
+  writeGateMs: number;
+  requireIdentity: boolean;
+  allowPeers: string[];
+  scanRestartMs: number;
+  discoveryWindowMs: number;
+}
+
+export interface SerialPortMatch {
+  vendorId?: string;
+  productId?: string;
+  serialNumber?: string;
+  manufacturer?: string;
+}
+
+export interface ResolvedSerialConfig extends ResolvedCommon {
+  kind: 'serial';
+  path?: string;
+  match?: SerialPortMatch;
+  baudRate: number;
+  maxFrameBytes: number;
+  peerId?: string;
+  wireVersions: number[];
+  keepaliveMs: number;
+}
+
+export interface ResolvedSimulatedPeer {
+  id: string;
+  address?: string;
+  wireVersions: number[];
+  mtu?: number;
+  rssi?: number;
+  autoAck: boolean;
+  talk?: { everyMs: number; recipient?: string; appId?: string; text?: string };
+}
+
+export interface ResolvedSimulatedConfig extends ResolvedCommon {
+  kind: 'simulated';
+  peers: ResolvedSimulatedPeer[];
+  fragment: boolean;
+  latencyMs: number;
+}
+
+export type ResolvedRadioConfig = ResolvedBleConfig | ResolvedSerialConfig | ResolvedSimulatedConfig;
+
+/** The gateway's radio id rule (gateway/config/schema.ts RADIO_ID_PATTERN): it ends up in MQTT topics. */
+const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const MATCH_KEYS: Record<string, keyof SerialPortMatch> = {
+  vendor_id: 'vendorId',
+  product_id: 'productId',
+  serial_number: 'serialNumber',
+  manufacturer: 'manufacturer',
+};
+
+/** Applies defaults and checks every setting; throws `RadioError` `BAD_CONFIG` with `details.path`. */
+export function resolveRadioConfig(config: RadioConfig, path = 'radio'): ResolvedRadioConfig {
+  const bad = (at: string, problem: string): never => {
+    const where = at === '' ? path : `${path}.${at}`;
+    throw new RadioError('BAD_CONFIG', `${where}: ${problem}`, { path: where, problem });
+  };
+  if (typeof config !== 'object' || config === null) bad('', 'must be an object');
+  if (typeof config.id !== 'string' || !ID_PATTERN.test(config.id)) bad('id', 'must match ^[a-z0-9][a-z0-9_-]{0,31}$');
+  const int = (at: string, value: unknown, fallback: number, min: number, max: number): number => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      bad(at, `must be an integer from ${min} to ${max}`);
+    }
+    return value as number;
+  };
+  const bool = (at: string, value: unknown, fallback: boolean): boolean => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'boolean') bad(at, 'must be true or false');
+    return value as boolean;
+  };
+  const versions = (at: string, value: unknown, fallback: number[]): number[] => {
+    if (value === undefined) return fallback;
+    if (!Array.isArray(value) || !value.every((v) => Number.isInteger(v) && v >= 0 && v <= 255)) {
+      bad(at, 'must be a list of integers 0–255');
+    }
+    return [...new Set(value as number[])].sort((a, b) => a - b);
+  };
+  const defaults = config.kind === 'serial' ? { initial: 500, max: 30_000 } : { initial: 1000, max: 60_000 };
+  const reconnect = config.reconnect ?? {};
+  if (typeof reconnect !== 'object' || reconnect === null) bad('reconnect', 'must be an object');
+  const initialMs = int('reconnect.initial_ms', reconnect.initial_ms, defaults.initial, 10, 3_600_000);
+  const common: ResolvedCommon = {
+    id: config.id,
+    queueLimit: int('queue_limit', config.queue_limit, 64, 1, 100_000),
+    queueByteLimit: int('queue_byte_limit', config.queue_byte_limit, 4 * 1_048_576, 1024, 1_073_741_824),
+    reconnect: {
+      initialMs,
+      maxMs: int('reconnect.max_ms', reconnect.max_ms, Math.max(initialMs, defaults.max), initialMs, 3_600_000),
+    },
+  };
+
+  switch (config.kind) {
+    case 'ble': {
+      let adapter = 0;
+      if (typeof config.adapter === 'number') adapter = int('adapter', config.adapter, 0, 0, 63);
+      else if (typeof config.adapter === 'string') {
+        const m = /^(?:hci)?(\d{1,2})$/.exec(config.adapter);
+        if (m === null) bad('adapter', 'must be hciN or a number');
+        adapter = Number((m as RegExpExecArray)[1]);
+      } else if (config.adapter !== undefined) bad('adapter', 'must be hciN or a number');
+      const serviceUuid = config.service_uuid ?? MESH_SERVICE_UUID;
+      if (typeof serviceUuid !== 'string' || !UUID_PATTERN.test(serviceUuid)) bad('service_uuid', 'must be a 128-bit UUID');
+      const allowPeers = config.allow_peers ?? [];
+      if (!Array.isArray(allowPeers) || !allowPeers.every((p) => typeof p === 'string' && p.length > 0)) {
+        bad('allow_peers', 'must be a list of peripheral ids or off1… addresses');
+      }
+      return {
+        ...common,
+        kind: 'ble',
+        adapter,
+        serviceUuid,
+        maxPeers: int('max_peers', config.max_peers, 4, 1, 32),
+        connectTimeoutMs: int('connect_timeout_ms', config.connect_timeout_ms, 10_000, 100, 120_000),
+        handshakeTimeoutMs: int('handshake_timeout_ms', config.handshake_timeout_ms, 15_000, 100, 120_000),
+        minWriteGapMs: int('min_write_gap_ms', config.min_write_gap_ms, 20, 0, 10_000),
+        writeGateMs: int('write_gate_ms', config.write_gate_ms, 30, 1, 60_000),
+        requireIdentity: bool('require_identity', config.require_identity, true),
+        allowPeers: allowPeers.map((p) => normalisePeerRef(p)),
+        scanRestartMs: int('scan_restart_ms', config.scan_restart_ms, 5_000, 100, 600_000),
+        discoveryWindowMs: int('discovery_window_ms', config.discovery_window_ms, 250, 0, 10_000),
+      };
+    }
+    case 'serial': {
+      if (config.path === undefined && config.match === undefined) bad('path', 'give path or match');
+      if (config.path !== undefined && (typeof config.path !== 'string' || config.path.length === 0)) {
+        bad('path', 'must be a device path');
+      }
+      const resolved: ResolvedSerialConfig = {
+        ...common,
+        kind: 'serial',
+        baudRate: int('baud_rate', config.baud_rate, 115_200, 50, 16_000_000),
+        maxFrameBytes: int('max_frame_bytes', config.max_frame_bytes, 1_048_576, 16, 1_048_576),
+        wireVersions: versions('wire_versions', config.wire_versions, []),
+        keepaliveMs: int('keepalive_ms', config.keepalive_ms, 0, 0, 3_600_000),
+      };
+      if (config.match !== undefined) {
+        if (typeof config.match !== 'object' || config.match === null) bad('match', 'must be an object');
+        const keys = Object.keys(config.match);
+        if (keys.length === 0) bad('match', 'needs at least one of vendor_id, product_id, serial_number, manufacturer');
+        const match: SerialPortMatch = {};
+        for (const key of keys) {
+          const target = MATCH_KEYS[key];
+          if (target === undefined) bad(`match.${key}`, 'unknown key');
+          const value = (config.match as Record<string, unknown>)[key];
+          if (typeof value !== 'string' || value.length === 0) bad(`match.${key}`, 'must be a non-empty string');
+          match[target] = value as string;
+        }
+        resolved.match = match;
+      }
+      if (config.path !== undefined) resolved.path = config.path;
+      if (config.peer_id !== undefined) {
+        if (typeof config.peer_id !== 'string' || config.peer_id.length === 0) bad('peer_id', 'must be a non-empty string');
+        resolved.peerId = config.peer_id;
+      }
+      return resolved;
+    }
+    case 'simulated': {
+      const peers = config.peers ?? [];
+      if (!Array.isArray(peers)) bad('peers', 'must be a list');
+      const seen = new Set<string>();
+      const resolvedPeers = peers.map((peer, i): ResolvedSimulatedPeer => {
+        const at = `peers[${i}]`;
+        if (typeof peer !== 'object' || peer === null) bad(at, 'must be an object');
+        if (typeof peer.id !== 'string' || peer.id.length === 0 || peer.id.length > 128) {
+          bad(`${at}.id`, 'must be a string of 1 to 128 characters');
+        }
+        if (seen.has(peer.id)) bad(`${at}.id`, `duplicate peer id ${peer.id}`);
+        seen.add(peer.id);
+        const out: ResolvedSimulatedPeer = {
+          id: peer.id,
+          wireVersions: versions(`${at}.wire_versions`, peer.wire_versions, [1]),
+          autoAck: bool(`${at}.auto_ack`, peer.auto_ack, true),
+        };
+        if (peer.address !== undefined) {
+          if (typeof peer.address !== 'string' || peer.address.length === 0) bad(`${at}.address`, 'must be a string');
+          out.address = peer.address;
+        }
+        if (peer.mtu !== undefined) out.mtu = int(`${at}.mtu`, peer.mtu, 185, 23, 517);
+        if (peer.rssi !== undefined) out.rssi = int(`${at}.rssi`, peer.rssi, -60, -127, 20);
+        if (peer.talk !== undefined) {
+          const talk = peer.talk;
+          if (typeof talk !== 'object' || talk === null) bad(`${at}.talk`, 'must be an object');
+          if (talk.every_ms === undefined) bad(`${at}.talk.every_ms`, 'is required');
+          const resolvedTalk: NonNullable<ResolvedSimulatedPeer['talk']> = {
+            everyMs: int(`${at}.talk.every_ms`, talk.every_ms, 0, 10, 86_400_000),
+          };
+          for (const [key, target] of [['recipient', 'recipient'], ['app_id', 'appId'], ['text', 'text']] as const) {
+            const value = talk[key];
+            if (value === undefined) continue;
+            if (typeof value !== 'string') bad(`${at}.talk.${key}`, 'must be a string');
+            resolvedTalk[target] = value;
+          }
+          out.talk = resolvedTalk;
+        }
+        return out;
+      });
+      return {
+        ...common,
+        kind: 'simulated',
+        peers: resolvedPeers,
+        fragment: bool('fragment', config.fragment, true),
+        latencyMs: int('latency_ms', config.latency_ms, 0, 0, 60_000),
+      };
+    }
+    default:
+      return bad('kind', `must be ble, serial or simulated (got ${JSON.stringify((config as { kind?: unknown }).kind)})`);
+  }
+}
+
+const UUID_PATTERN = /^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$/;
+
+/** Peripheral ids compare without colons and in lowercase (noble's HCI id form); addresses are left as they are. */
+export function normalisePeerRef(ref: string): string {
+  return ref.startsWith('off1') ? ref : ref.replace(/:/g, '').toLowerCase();
+}
+
+const reconnectSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { initial_ms: { type: 'integer', minimum: 10 }, max_ms: { type: 'integer', minimum: 10 } },
+} as const;
+
+const commonProps = {
+  id: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'unique radio id' },
+  queue_limit: { type: 'integer', minimum: 1, default: 64 },
+  queue_byte_limit: { type: 'integer', minimum: 1024, default: 4194304 },
+  reconnect: reconnectSchema,
+} as const;
+
+/** JSON Schema (draft-07, Ajv-ready) of one entry of the gateway's `radios` list. */
+export const RADIO_CONFIG_SCHEMA = {
+  type: 'object',
+  required: ['id', 'kind'],
+  properties: { kind: { enum: ['ble', 'serial', 'simulated'] } },
+  allOf: [
+    {
+      if: { properties: { kind: { const: 'ble' } } },
+      then: {
+        additionalProperties: false,
+        properties: {
+          ...commonProps,
+          kind: { const: 'ble' },
+          adapter: { oneOf: [{ type: 'string', pattern: '^(hci)?[0-9]{1,2}$' }, { type: 'integer', minimum: 0, maximum: 63 }], default: 'hci0' },
+          service_uuid: { type: 'string' },
+          max_peers: { type: 'integer', minimum: 1, maximum: 32, default: 4 },
+          connect_timeout_ms: { type: 'integer', minimum: 100, default: 10000 },
+          handshake_timeout_ms: { type: 'integer', minimum: 100, default: 15000 },
+          min_write_gap_ms: { type: 'integer', minimum: 0, default: 20 },
+          write_gate_ms: { type: 'integer', minimum: 1, default: 30 },
+          require_identity: { type: 'boolean', default: true },
+          allow_peers: { type: 'array', items: { type: 'string', minLength: 1 } },
+          scan_restart_ms: { type: 'integer', minimum: 100, default: 5000 },
+          discovery_window_ms: { type: 'integer', minimum: 0, maximum: 10000, default: 250 },
+        },
+      },
+    },
+    {
+      if: { properties: { kind: { const: 'serial' } } },
+      then: {
+        additionalProperties: false,
+        anyOf: [{ required: ['path'] }, { required: ['match'] }],
+        properties: {
+          ...commonProps,
+          kind: { const: 'serial' },
+          path: { type: 'string', minLength: 1 },
+          match: {
+            type: 'object',
+            additionalProperties: false,
+            minProperties: 1,
+            properties: {
+              vendor_id: { type: 'string' },
+              product_id: { type: 'string' },
+              serial_number: { type: 'string' },
+              manufacturer: { type: 'string' },
+            },
+          },
+          baud_rate: { type: 'integer', minimum: 50, default: 115200 },
+          max_frame_bytes: { type: 'integer', minimum: 16, maximum: 1048576, default: 1048576 },
+          peer_id: { type: 'string', minLength: 1 },
+          wire_versions: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
+          keepalive_ms: { type: 'integer', minimum: 0, default: 0 },
+        },
+      },
+    },
+    {
+      if: { properties: { kind: { const: 'simulated' } } },
+      then: {
+        additionalProperties: false,
+        properties: {
+          ...commonProps,
+          kind: { const: 'simulated' },
+          fragment: { type: 'boolean', default: true },
+          latency_ms: { type: 'integer', minimum: 0, default: 0 },
+          peers: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id'],
+              additionalProperties: false,
+              properties: {
+                id: { type: 'string', minLength: 1, maxLength: 128 },
+                address: { type: 'string', minLength: 1 },
+                wire_versions: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
+                mtu: { type: 'integer', minimum: 23, maximum: 517 },
+                rssi: { type: 'integer', minimum: -127, maximum: 20 },
+                auto_ack: { type: 'boolean', default: true },
+                talk: {
+                  type: 'object',
+                  required: ['every_ms'],
+                  additionalProperties: false,
+                  properties: {
+                    every_ms: { type: 'integer', minimum: 10 },
+                    recipient: { type: 'string' },
+                    app_id: { type: 'string' },
+                    text: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  ],
+} as const;

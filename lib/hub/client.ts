@@ -1,0 +1,856 @@
+/**
+ * `HubClient`: one logical connection to a ClawlingChat Message Hub, shared by any number of users (the Node-RED
+ * hub-config node, the gateway's hub bridge, the CLI). It owns the reconnect loop and the `state`, the durable
+ * outbox, the receive pipeline with its acks, and the local state of signals (typing, presence, permission cards).
+ *
+ * State machine (events.ts `HubState`):
+ *
+ *   idle ─start→ connecting ─hello-ok→ replaying ─replay.done→ connected
+ *                   │  ▲                   │                      │
+ *                   │  └──── backoff ◄─────┴──────── close ───────┘
+ *                   └─"authentication failed"→ auth_failed ─setToken / new token→ connecting
+ *   any ─stop→ stopped
+ *
+ * Everything time-related reads the injected clock; the receive path's scheduling is `setImmediate` on purpose
+ * (it is the frame path of guide §11.7, which must not depend on timers).
+ */
+import { backoffDelay, type CloseCause } from './backoff';
+import { ChatGate } from './chat-gate';
+import { AUTH_FAILED_REASON, classifyEnd } from './close-cause';
+import type { Clock, TimerHandle } from './clock';
+import { composeMessage, composeReaction, type ReactInput, type SendInput } from './compose';
+import { EVENT, uplink, type Peer, type Uplink } from './envelope';
+import { HubError } from './errors';
+import type {
+  DeliveryMode,
+  HistoryTransitEvent,
+  HubClientEvents,
+  HubState,
+  HubStatus,
+  PermissionCard,
+  SendAck,
+  SendRejection,
+} from './events';
+import type { ReceiveServices, SendSettlement } from './handlers';
+import { AckScheduler } from './ack-scheduler';
+import { checkChatId, checkMessageId, createIdMinter, mintDeviceId, type IdMinter } from './ids';
+import { isObject, type JsonObject } from './json';
+import { resolveOptions, type HubClientOptions, type ResolvedOptions } from './options';
+import { Outbox, type OutboxEntry } from './outbox';
+import { PermissionCards } from './permission-cards';
+import { PresenceSubscriptions } from './presence';
+import { READ_PREFIX, readCursorKey, readSentKey } from './read-cursor';
+import { ReceivePipeline } from './receive-pipeline';
+import { Session, type HelloInfo, type SessionEnd } from './session';
+import { StreamAssembler } from './stream-assembler';
+import { StreamWriter, type FinalizeInput } from './stream-writer';
+import { TraceRegistry } from './trace-registry';
+import { TypedEmitter } from './typed-emitter';
+import { TypingProducer, TypingReceiver } from './typing';
+import { MemoryStore, type Queue, type Store } from '../store';
+import { utf8Length } from '../bytes';
+
+export const DEVICE_ID_KEY = 'hub.device_id';
+export const HISTORY_QUEUE = 'hub.history-transit';
+
+interface Waiter {
+  resolve(ack: SendAck): void;
+  reject(err: HubError): void;
+}
+
+export interface OpenStreamInput {
+  chatId: string;
+  /** `message_mode` of the stream (e.g. `thinking`); default `normal`. */
+  mode?: string;
+  messageId?: string;
+  to?: Peer;
+}
+
+export interface HistoryTransitInput {
+  targetDeviceId: string;
+  /** `payload.kind` is required: `history_sync_request`, `history_sync_message`, … */
+  payload: JsonObject & { kind: string };
+  ciphertextFragments?: unknown[];
+}
+
+export interface HubClientStats {
+  framesReceived: number;
+  quarantined: number;
+  commitFailures: number;
+  dseqGaps: number;
+  acksSent: number;
+  retransmits: number;
+  connections: number;
+  outbox: number;
+  inFlight: number;
+  deliveryMode: DeliveryMode | undefined;
+}
+
+export class HubClient {
+  readonly userId: string;
+  readonly store: Store;
+  private readonly o: ResolvedOptions;
+  private readonly clock: Clock;
+  private readonly emitter: TypedEmitter<HubClientEvents>;
+  private readonly ids: IdMinter;
+  private readonly device: string;
+  private readonly outbox: Outbox;
+  private readonly ack: AckScheduler;
+  private readonly pipeline: ReceivePipeline;
+  private readonly gate: ChatGate;
+  private readonly typingGate: ChatGate;
+  private readonly typingIn: TypingReceiver;
+  private readonly typingOut: TypingProducer;
+  private readonly presence = new PresenceSubscriptions();
+  private readonly permissions: PermissionCards;
+  private readonly streams: StreamAssembler;
+  private readonly traces = new TraceRegistry();
+  private readonly history: Queue;
+  private readonly waiters = new Map<string, Waiter>();
+
+  private statusValue: HubStatus;
+  private session: Session | undefined;
+  private live: Session | undefined;
+  private sessionSeq = 0;
+  private attempt = 0;
+  private replaying = false;
+  private replayFrames = 0;
+  private stopping = false;
+  private started = false;
+  private token: HubClientOptions['token'];
+  private refusedToken: string | undefined;
+  /** A fresh token fetched after "authentication failed", used by the next attempt instead of asking again. */
+  private prefetchedToken: string | undefined;
+  private reconnectTimer: TimerHandle | undefined;
+  private replayTimer: TimerHandle | undefined;
+  private probeTimer: TimerHandle | undefined;
+  private outboxTimer: TimerHandle | undefined;
+  private outboxTimerAt: number | undefined;
+  private pingOutstandingSince: number | undefined;
+  private resetRequest: { sessionId: number; clearLocal: boolean; resolve(): void; reject(e: HubError): void; timer: TimerHandle } | undefined;
+  private endWaiters: Array<() => void> = [];
+  /** The last batch could not be persisted: the next hello-ok must not reset the backoff (a broken disk is no reason to spin). */
+  private persistFailed = false;
+  private connectionCount = 0;
+  private dseqGaps = 0;
+  private retransmits = 0;
+
+  constructor(options: HubClientOptions) {
+    this.o = resolveOptions(options);
+    this.clock = this.o.clock;
+    this.userId = this.o.userId;
+    this.token = this.o.token;
+    this.store = this.o.store ?? new MemoryStore();
+    this.emitter = new TypedEmitter<HubClientEvents>((event, err) => this.listenerThrew(event, err));
+    this.ids = createIdMinter(() => this.clock.now());
+    this.device = this.o.deviceId ?? this.storedDeviceId();
+    this.outbox = new Outbox(this.store, this.clock, { capacity: this.o.outboxCapacity, ackTimeoutMs: this.o.ackTimeoutMs, maxInFlight: this.o.maxInFlight });
+    this.ack = new AckScheduler(
+      this.clock,
+      { debounceMs: this.o.ackDebounceMs, resendMs: this.o.ackResendMs, eagerWindow: this.o.ackEagerWindow },
+      (mode, value, epoch) => this.sendAck(mode, value, epoch),
+    );
+    this.gate = new ChatGate(this.clock, this.o.chatGateMs, this.o.gateExemptChatIds);
+    this.typingGate = new ChatGate(this.clock, this.o.chatGateMs, this.o.gateExemptChatIds);
+    this.typingIn = new TypingReceiver(this.clock, this.o.typingExpiryMs, (e) => this.emitter.emit('typing', e));
+    this.typingOut = new TypingProducer(this.clock, this.o.typingRefreshMs, this.o.typingMaxMs, (chatId, isTyping) => this.sendTyping(chatId, isTyping));
+    this.permissions = new PermissionCards(this.clock, (e) => this.emitter.emit('permission', e));
+    this.streams = new StreamAssembler(() => this.clock.now());
+    this.history = this.store.queue(HISTORY_QUEUE, { capacity: 10_000, overflow: 'reject' });
+    this.pipeline = new ReceivePipeline(this.receiveServices(), {
+      send: (sessionId, frame) => {
+        if (this.live?.id === sessionId) this.live.send(frame);
+      },
+      persisted: (sessionId, dseq, seq) => {
+        if (this.live?.id !== sessionId) return;
+        if (dseq !== undefined) this.ack.persistedDseq(dseq);
+        if (seq !== undefined) this.ack.persistedSeq(seq);
+      },
+      afterBatch: () => {
+        this.persistFailed = false;
+        this.ack.tick();
+      },
+      commitFailed: (err) => {
+        this.persistFailed = true;
+        this.warn(new HubError('STORE_FAILED', `received frames could not be persisted; reconnecting so that replay brings them back: ${(err as Error).message}`, {}, { cause: err }));
+        this.live?.close('dead-socket', true);
+      },
+      warn: (err) => this.warn(err),
+    });
+    if (this.outbox.unreadable > 0) {
+      this.warn(new HubError('STORE_FAILED', `${this.outbox.unreadable} unreadable outbox records were dropped`, { count: this.outbox.unreadable }));
+    }
+    this.statusValue = { state: 'idle', since: this.clock.now(), attempt: 0, deviceId: this.device };
+  }
+
+  // ─── public surface ──────────────────────────────────────────────────────────────────────────────────────────
+
+  get deviceId(): string {
+    return this.device;
+  }
+
+  get state(): HubState {
+    return this.statusValue.state;
+  }
+
+  /** The current status; in `backoff`, `retryInMs` is computed at the time of the call (for a countdown). */
+  status(): HubStatus {
+    const s = { ...this.statusValue };
+    if (s.state === 'backoff' && s.retryAt !== undefined) s.retryInMs = Math.max(0, s.retryAt - this.clock.now());
+    return s;
+  }
+
+  on<K extends keyof HubClientEvents & string>(event: K, listener: (value: HubClientEvents[K]) => void): this {
+    this.emitter.on(event, listener);
+    return this;
+  }
+
+  once<K extends keyof HubClientEvents & string>(event: K, listener: (value: HubClientEvents[K]) => void): this {
+    this.emitter.once(event, listener);
+    return this;
+  }
+
+  off<K extends keyof HubClientEvents & string>(event: K, listener: (value: HubClientEvents[K]) => void): this {
+    this.emitter.off(event, listener);
+    return this;
+  }
+
+  /** Opens the connection (and keeps it open until `stop`). Sends made before are kept in the outbox. */
+  start(): void {
+    if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'a stopped client cannot be started again; create a new one');
+    if (this.started) return;
+    this.started = true;
+    void this.connect();
+  }
+
+  /**
+   * Ends the connection gracefully: ends typing indicators, persists what was received, flushes the ack, closes.
+   * Unanswered sends stay in the outbox (their promises reject with CLIENT_STOPPED). The store is not closed: its
+   * owner closes it after this resolves.
+   */
+  async stop(): Promise<void> {
+    if (this.statusValue.state === 'stopped') return;
+    this.stopping = true;
+    this.clock.clearTimeout(this.reconnectTimer);
+    this.typingOut.stopAll();
+    this.pipeline.drainNow();
+    this.ack.flush();
+    const session = this.session;
+    if (session) {
+      const ended = new Promise<void>((resolve) => this.endWaiters.push(resolve));
+      session.close('stop');
+      // The socket is force-killed after 2 s by the session itself; this is only a last guard.
+      await Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, 3000).unref())]);
+    }
+    this.pipeline.stop();
+    this.teardownConnectionTimers();
+    this.ack.end();
+    this.clock.clearTimeout(this.outboxTimer);
+    this.typingIn.clear();
+    this.permissions.clear();
+    this.resetRequest?.reject(new HubError('CLIENT_STOPPED', 'the client stopped before the cursor reset was confirmed'));
+    for (const [traceId, waiter] of this.waiters) {
+      const entry = this.outbox.byTrace(traceId);
+      waiter.reject(
+        new HubError('CLIENT_STOPPED', 'the client stopped before the hub answered; the send stays in the outbox and goes out on the next start', {
+          messageId: entry?.messageId,
+          traceId,
+          durable: true,
+        }),
+      );
+    }
+    this.waiters.clear();
+    this.session = undefined;
+    this.live = undefined;
+    this.setState({ state: 'stopped' });
+  }
+
+  /** Replaces the token. A live connection is closed and re-opened with it (§17 "on refresh, reconnect"). */
+  setToken(token: HubClientOptions['token'], options: { reconnect?: boolean } = {}): void {
+    if (typeof token !== 'function' && (typeof token !== 'string' || token === '')) throw new HubError('BAD_ARGUMENT', 'token must be a non-empty string or a function');
+    this.token = token;
+    this.refusedToken = undefined;
+    this.prefetchedToken = undefined;
+    if (!this.started || this.stopping) return;
+    if (this.statusValue.state === 'auth_failed') {
+      this.attempt = 0;
+      void this.connect();
+    } else if (this.statusValue.state === 'backoff') {
+      this.clock.clearTimeout(this.reconnectTimer);
+      void this.connect();
+    } else if (options.reconnect !== false && this.session) this.session.close('token-change');
+  }
+
+  /** Sends `message.send` (or `message.reply` with `replyTo`): durable, retried with the same ids until answered. */
+  send(input: SendInput): Promise<SendAck> {
+    return this.enqueue(() => composeMessage(input, this.o.chatIdRule, () => this.ids.messageId(), this.ids.traceId()));
+  }
+
+  /** `message.reply`: `send` with a reply target. */
+  reply(input: SendInput & { replyTo: NonNullable<SendInput['replyTo']> }): Promise<SendAck> {
+    return this.send({ ...input, event: 'message.reply' });
+  }
+
+  /** `message.reaction` on a message (`removed: true` is the tombstone). Durable like a send; answered by a slot ack. */
+  react(input: ReactInput): Promise<SendAck> {
+    return this.enqueue(() => composeReaction(input, this.o.chatIdRule, this.userId, this.ids.traceId('rxn')));
+  }
+
+  /** Shows (or clears) our typing indicator in a chat; refreshed every 3 s while on, cleared on stop. */
+  setTyping(chatId: string, isTyping: boolean): void {
+    checkChatId(chatId, this.o.chatIdRule);
+    if (isTyping && this.typingGate.closedUntil(chatId) !== undefined) return;
+    this.typingOut.set(chatId, isTyping === true);
+  }
+
+  subscribePresence(userId: string): void {
+    this.presence.add(userId);
+    this.live?.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
+  }
+
+  unsubscribePresence(userId: string): void {
+    if (!this.presence.remove(userId)) return;
+    this.live?.send(uplink(EVENT.presenceUnsubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
+  }
+
+  presenceSubscriptions(): string[] {
+    return this.presence.list();
+  }
+
+  /**
+   * Moves this device's read watermark of a chat forward (never back) and tells the hub; when offline, it goes out
+   * after the next replay. Returns true when the watermark advanced.
+   */
+  markRead(chatId: string, lastReadEmittedAt: number): boolean {
+    checkChatId(chatId, this.o.chatIdRule);
+    if (typeof lastReadEmittedAt !== 'number' || !Number.isFinite(lastReadEmittedAt) || lastReadEmittedAt <= 0) {
+      throw new HubError('BAD_ARGUMENT', 'lastReadEmittedAt must be a positive number of milliseconds');
+    }
+    const advanced = this.store.kv.setMax(readCursorKey(chatId), lastReadEmittedAt);
+    if (advanced && this.live && !this.replaying) this.sendRead(chatId, lastReadEmittedAt);
+    return advanced;
+  }
+
+  /** The local read watermark of a chat. */
+  readCursor(chatId: string): number | undefined {
+    return this.store.kv.getNumber(readCursorKey(chatId));
+  }
+
+  /** Opens a stream (`message.created` now); needs a live connection. */
+  openStream(input: OpenStreamInput): StreamWriter {
+    if (!isObject(input)) throw new HubError('BAD_ARGUMENT', 'openStream needs an object');
+    const chatId = checkChatId(input.chatId, this.o.chatIdRule);
+    this.checkGate(chatId);
+    const messageId = input.messageId === undefined ? this.ids.messageId() : checkMessageId(input.messageId);
+    const mode = input.mode ?? 'normal';
+    const writer = new StreamWriter(
+      {
+        now: () => this.clock.now(),
+        traceId: () => this.ids.traceId('str'),
+        sendLifecycle: (frame, onRejected) => {
+          if (!this.live || !this.live.send(frame)) throw new HubError('NOT_CONNECTED', 'streaming frames need a live connection');
+          this.traces.remember(frame.trace_id, { event: frame.event, chatId, messageId, onRejected });
+        },
+        finalize: (f: FinalizeInput & { chatId: string; messageId: string; to: Peer | undefined }) =>
+          this.send({ chatId: f.chatId, messageId: f.messageId, text: f.text, fragments: f.fragments, mode: f.mode, mentions: f.mentions, replyTo: f.replyTo, to: f.to, event: 'message.reply' }),
+      },
+      chatId,
+      messageId,
+      mode,
+      input.to,
+    );
+    writer.open();
+    return writer;
+  }
+
+  /** Sends `history.transit` to a sibling device (§11.4): `sender` and `origin_device_id` are set here, as required. */
+  sendHistoryTransit(input: HistoryTransitInput): string {
+    if (!isObject(input) || typeof input.targetDeviceId !== 'string' || input.targetDeviceId === '') throw new HubError('BAD_ARGUMENT', 'targetDeviceId is required');
+    if (!isObject(input.payload) || typeof input.payload.kind !== 'string') throw new HubError('BAD_ARGUMENT', 'payload.kind is required');
+    const traceId = this.ids.traceId('hist');
+    const frame = uplink(EVENT.historyTransit, traceId, this.clock.now(), input.payload, {
+      target_device_id: input.targetDeviceId,
+      sender: { id: this.userId, type: 'direct' },
+      origin_device_id: this.device,
+      ciphertext_fragments: input.ciphertextFragments,
+    });
+    this.checkFrameSize(frame);
+    if (!this.live || !this.live.send(frame)) throw new HubError('NOT_CONNECTED', 'history.transit needs a live connection');
+    this.traces.remember(traceId, { event: EVENT.historyTransit, chatId: undefined, messageId: undefined });
+    return traceId;
+  }
+
+  /** Received `history.transit` frames not yet released, oldest first (they survive restarts). */
+  pendingHistoryTransit(): HistoryTransitEvent[] {
+    return this.history.peek().map((item) => {
+      const r = JSON.parse(String(item.value)) as Omit<HistoryTransitEvent, 'localId' | 'replay'>;
+      return { ...r, localId: item.seq, replay: false };
+    });
+  }
+
+  releaseHistoryTransit(localId: number): boolean {
+    return this.history.remove(localId);
+  }
+
+  /**
+   * Full re-pull (§11.6): sends `device.cursor.reset`; the hub rewinds this device's cursor and closes the
+   * connection, and the client reconnects with the same device id to receive the whole retained inbox again.
+   * With `clearLocal` (default true) the local dedup table is emptied at that close, so everything is reported anew.
+   */
+  resetCursor(options: { clearLocal?: boolean } = {}): Promise<void> {
+    const session = this.live;
+    if (!session) return Promise.reject(new HubError('NOT_CONNECTED', 'device.cursor.reset needs a live connection'));
+    if (this.resetRequest) return Promise.reject(new HubError('BAD_ARGUMENT', 'a cursor reset is already pending'));
+    return new Promise<void>((resolve, reject) => {
+      const timer = this.clock.setTimeout(() => {
+        this.resetRequest = undefined;
+        reject(new HubError('RESET_NOT_CONFIRMED', 'the hub did not close the connection after device.cursor.reset; it may have failed server-side'));
+      }, this.o.cursorResetTimeoutMs);
+      this.resetRequest = { sessionId: session.id, clearLocal: options.clearLocal !== false, resolve, reject, timer };
+      session.send(uplink(EVENT.cursorReset, this.ids.traceId('reset'), this.clock.now(), {}));
+    });
+  }
+
+  /** Unanswered sends, oldest first (copies). */
+  pendingSends(): OutboxEntry[] {
+    return this.outbox.list();
+  }
+
+  /** Chats whose sends are paused after `chat_not_found` / `not_member`, with when each reopens. */
+  gatedChats(): Record<string, number> {
+    return this.gate.snapshot();
+  }
+
+  permissionCards(): PermissionCard[] {
+    return this.permissions.list();
+  }
+
+  stats(): HubClientStats {
+    const c = this.pipeline.counters;
+    return {
+      framesReceived: c.frames,
+      quarantined: c.quarantined,
+      commitFailures: c.commitFailures,
+      dseqGaps: this.dseqGaps,
+      acksSent: this.ack.acksSent,
+      retransmits: this.retransmits,
+      connections: this.connectionCount,
+      outbox: this.outbox.size,
+      inFlight: this.outbox.inFlight,
+      deliveryMode: this.live ? this.ack.deliveryMode : undefined,
+    };
+  }
+
+  /** Resolves when every frame received so far has been persisted and reported. */
+  idle(): Promise<void> {
+    return this.pipeline.idle();
+  }
+
+  // ─── connection lifecycle ────────────────────────────────────────────────────────────────────────────────────
+
+  private async connect(): Promise<void> {
+    if (this.stopping) return;
+    this.clock.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.setState({ state: 'connecting' });
+    let token: string;
+    try {
+      const prefetched = this.prefetchedToken;
+      this.prefetchedToken = undefined;
+      token = prefetched ?? (typeof this.token === 'function' ? await this.token() : this.token);
+      if (typeof token !== 'string' || token === '') throw new Error('the token provider returned no token');
+    } catch (err) {
+      if (this.stopping) return;
+      this.scheduleReconnect('unreachable', `token provider failed: ${(err as Error).message}`, undefined);
+      return;
+    }
+    if (this.stopping) return;
+    if (this.refusedToken !== undefined && token === this.refusedToken) {
+      this.setState({ state: 'auth_failed', reason: AUTH_FAILED_REASON });
+      return;
+    }
+    this.connectionCount++;
+    this.session = new Session(
+      {
+        url: this.o.url,
+        token,
+        deviceId: this.device,
+        capabilities: this.o.capabilities,
+        clientVersion: this.o.clientVersion,
+        clock: this.clock,
+        handshakeTimeoutMs: this.o.handshakeTimeoutMs,
+        maxPayload: 2 * this.o.maxFrameBytes,
+        connectTraceId: this.ids.traceId('connect'),
+        id: ++this.sessionSeq,
+      },
+      {
+        onHelloOk: (s, hello) => this.onHelloOk(s, hello),
+        onFrame: (s, parsed) => {
+          if (s !== this.live) return;
+          if (this.replaying) this.replayFrames++;
+          this.pingOutstandingSince = undefined;
+          this.pipeline.push({ sessionId: s.id, parsed, replay: this.replaying });
+        },
+        onDseqGap: (_s, expected, got) => {
+          this.dseqGaps++;
+          this.warn(new HubError('DSEQ_GAP', `dseq ${got} arrived where ${expected} was due; reconnecting so that replay refills the gap`, { expected, got }));
+        },
+        onEnd: (s, end) => this.onSessionEnd(s, end, token),
+      },
+    );
+  }
+
+  private onHelloOk(session: Session, hello: HelloInfo): void {
+    if (session !== this.session) return;
+    this.live = session;
+    if (!this.persistFailed) this.attempt = 0;
+    const mode: DeliveryMode = hello.ackEpoch !== undefined ? 'v2' : this.o.capabilities.reliable_delivery ? 'v1' : 'legacy';
+    this.ack.begin(mode, hello.ackEpoch);
+    this.replaying = true;
+    this.replayFrames = 0;
+    if (hello.deviceId !== undefined && hello.deviceId !== this.device) {
+      this.warn(new HubError('BAD_OPTIONS', `the hub resolved device id ${hello.deviceId}, not ${this.device}`, { resolved: hello.deviceId }));
+    }
+    this.setState({ state: 'replaying', deliveryMode: mode });
+    this.armReplayIdle();
+    this.armProbe();
+    for (const userId of this.presence.list()) session.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
+    this.typingOut.resendActive();
+    this.pump();
+  }
+
+  private onSessionEnd(session: Session, end: SessionEnd, token: string): void {
+    if (session !== this.session) return;
+    const waiters = this.endWaiters;
+    this.endWaiters = [];
+    for (const w of waiters) w();
+    this.session = undefined;
+    this.live = undefined;
+    this.replaying = false;
+    this.ack.end();
+    this.outbox.requeueAll();
+    this.teardownConnectionTimers();
+    const reset = this.resetRequest && this.resetRequest.sessionId === session.id ? this.resetRequest : undefined;
+    if (reset) {
+      this.resetRequest = undefined;
+      this.clock.clearTimeout(reset.timer);
+      if (reset.clearLocal) {
+        this.pipeline.drainNow();
+        this.store.inbox.clear();
+      }
+      reset.resolve();
+    }
+    if (this.stopping) return;
+    const verdict = classifyEnd(end, reset !== undefined);
+    if (verdict.terminal) this.onAuthFailed(token);
+    else this.scheduleReconnect(verdict.cause, verdict.reason, end.code);
+  }
+
+  /** Terminal for this token (§3.5): try a fresh one from the provider, never the same one again. */
+  private onAuthFailed(token: string): void {
+    this.refusedToken = token;
+    this.setState({ state: 'auth_failed', reason: AUTH_FAILED_REASON });
+    if (typeof this.token !== 'function') return;
+    const provider = this.token;
+    void (async () => {
+      let fresh: string | undefined;
+      try {
+        fresh = await provider();
+      } catch {
+        fresh = undefined;
+      }
+      if (this.stopping || this.statusValue.state !== 'auth_failed') return;
+      if (typeof fresh === 'string' && fresh !== '' && fresh !== this.refusedToken) {
+        this.prefetchedToken = fresh;
+        this.scheduleReconnect('hello-fail', AUTH_FAILED_REASON, undefined);
+      }
+    })();
+  }
+
+  private scheduleReconnect(cause: CloseCause, reason: string | undefined, closeCode: number | undefined): void {
+    const delay = backoffDelay(this.attempt, cause, this.o.backoff, this.o.random());
+    this.attempt++;
+    const retryAt = this.clock.now() + delay;
+    this.setState({ state: 'backoff', cause, reason, closeCode, retryAt, retryInMs: delay });
+    this.reconnectTimer = this.clock.setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connect();
+    }, delay);
+  }
+
+  private setState(next: Omit<HubStatus, 'since' | 'attempt' | 'deviceId'> & Partial<Pick<HubStatus, 'since'>>): void {
+    this.statusValue = { ...next, since: this.clock.now(), attempt: this.attempt, deviceId: this.device };
+    this.o.logger.debug?.('hub state', { state: next.state, cause: next.cause, reason: next.reason, retryInMs: next.retryInMs });
+    this.emitter.emit('state', this.status());
+  }
+
+  private onReplayDone(sessionId: number, fallback: boolean): void {
+    if (this.live?.id !== sessionId || !this.replaying) return;
+    this.replaying = false;
+    this.clock.clearTimeout(this.replayTimer);
+    this.replayTimer = undefined;
+    this.ack.flush();
+    this.setState({ state: 'connected', deliveryMode: this.ack.deliveryMode });
+    this.emitter.emit('replay-done', { frames: this.replayFrames, fallback });
+    this.resendReadCursors();
+  }
+
+  /** The idle fallback of §11.5: replay is over once no frame came for `replayIdleMs`, even without `replay.done`. */
+  private armReplayIdle(delay = this.o.replayIdleMs): void {
+    this.clock.clearTimeout(this.replayTimer);
+    const session = this.live;
+    if (!session) return;
+    this.replayTimer = this.clock.setTimeout(() => {
+      this.replayTimer = undefined;
+      if (this.live !== session || !this.replaying) return;
+      const quiet = this.clock.now() - session.lastFrameAt;
+      if (quiet < this.o.replayIdleMs) {
+        this.armReplayIdle(this.o.replayIdleMs - quiet);
+        return;
+      }
+      // The pipeline may still hold replayed frames; end replay only once they are handled.
+      void this.pipeline.idle().then(() => this.onReplayDone(session.id, true));
+    }, delay);
+  }
+
+  /** The optional JSON ping (§12): after `pingSilenceMs` without a frame, probe; no frame within `pongTimeoutMs` → dead. */
+  private armProbe(): void {
+    this.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
+    const session = this.live;
+    if (!session || this.o.pingSilenceMs === 0) return;
+    const now = this.clock.now();
+    if (this.pingOutstandingSince !== undefined) {
+      if (session.lastFrameAt > this.pingOutstandingSince) this.pingOutstandingSince = undefined;
+      else if (now - this.pingOutstandingSince >= this.o.pongTimeoutMs) {
+        this.warn(new HubError('NOT_CONNECTED', `no frame for ${now - session.lastFrameAt} ms, not even a pong; dropping the connection`));
+        session.close('dead-socket', true);
+        return;
+      }
+    }
+    if (this.pingOutstandingSince === undefined && now - session.lastFrameAt >= this.o.pingSilenceMs) {
+      this.pingOutstandingSince = now;
+      session.send(uplink(EVENT.ping, this.ids.traceId('ping'), now, {}));
+    }
+    const wait = this.pingOutstandingSince !== undefined ? this.pingOutstandingSince + this.o.pongTimeoutMs - now : session.lastFrameAt + this.o.pingSilenceMs - now;
+    this.probeTimer = this.clock.setTimeout(() => this.armProbe(), Math.max(1, wait));
+  }
+
+  private teardownConnectionTimers(): void {
+    this.clock.clearTimeout(this.replayTimer);
+    this.clock.clearTimeout(this.probeTimer);
+    this.replayTimer = undefined;
+    this.probeTimer = undefined;
+    this.pingOutstandingSince = undefined;
+  }
+
+  // ─── send path ───────────────────────────────────────────────────────────────────────────────────────────────
+
+  private enqueue(compose: () => { event: string; chatId: string; messageId: string; frame: JsonObject }): Promise<SendAck> {
+    try {
+      if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'the client is stopped');
+      const c = compose();
+      this.checkGate(c.chatId);
+      this.checkFrameSize({ ...c.frame, emitted_at: this.clock.now() });
+      const now = this.clock.now();
+      const entry = this.outbox.add({
+        messageId: c.messageId,
+        traceId: c.frame.trace_id as string,
+        event: c.event,
+        chatId: c.chatId,
+        frame: c.frame,
+        createdAt: now,
+        expiresAt: this.o.sendExpiryMs > 0 ? now + this.o.sendExpiryMs : undefined,
+      });
+      const promise = new Promise<SendAck>((resolve, reject) => this.waiters.set(entry.traceId, { resolve, reject }));
+      this.pump();
+      return promise;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private checkGate(chatId: string): void {
+    const until = this.gate.closedUntil(chatId);
+    if (until !== undefined) {
+      throw new HubError('CHAT_GATED', `sends to ${chatId} are paused after chat_not_found/not_member until ${new Date(until).toISOString()}`, { chatId, until });
+    }
+  }
+
+  private checkFrameSize(frame: JsonObject): void {
+    const bytes = utf8Length(JSON.stringify(frame));
+    if (bytes > this.o.maxFrameBytes) {
+      throw new HubError('FRAME_TOO_LARGE', `the frame is ${bytes} bytes, above the hub's ${this.o.maxFrameBytes}-byte cap; upload media instead (§15)`, {
+        bytes,
+        limit: this.o.maxFrameBytes,
+      });
+    }
+  }
+
+  /** Puts sendable outbox entries on the live connection, oldest first, within the in-flight window. */
+  private pump(): void {
+    const session = this.live;
+    if (session && !this.stopping) {
+      for (const entry of this.outbox.takeSendable()) {
+        if (entry.attempts > 1) this.retransmits++;
+        if (!session.send({ ...entry.frame, emitted_at: this.clock.now() } as Uplink)) {
+          this.outbox.requeueAll();
+          break;
+        }
+      }
+    }
+    this.armOutboxTimer();
+  }
+
+  private armOutboxTimer(): void {
+    const next = this.outbox.nextDeadline();
+    if (next === this.outboxTimerAt) return;
+    this.clock.clearTimeout(this.outboxTimer);
+    this.outboxTimer = undefined;
+    this.outboxTimerAt = next;
+    if (next === undefined || this.stopping) return;
+    this.outboxTimer = this.clock.setTimeout(() => {
+      this.outboxTimer = undefined;
+      this.outboxTimerAt = undefined;
+      this.onOutboxDeadline();
+    }, Math.max(1, next - this.clock.now()));
+  }
+
+  private onOutboxDeadline(): void {
+    for (const entry of this.outbox.expired()) {
+      try {
+        this.outbox.removeDurable(entry);
+      } catch (err) {
+        this.warn(new HubError('STORE_FAILED', `could not drop an expired send: ${(err as Error).message}`, {}, { cause: err }));
+        continue;
+      }
+      this.outbox.forget(entry);
+      const rejection: SendRejection = {
+        origin: 'client',
+        event: entry.event,
+        messageId: entry.messageId,
+        traceId: entry.traceId,
+        chatId: entry.chatId,
+        code: 'expired',
+        reason: `no answer within ${this.o.sendExpiryMs} ms`,
+        rejectedAt: this.clock.now(),
+        matched: true,
+      };
+      this.emitter.emit('rejected', rejection);
+      this.settleWaiter(entry.traceId, undefined, new HubError('SEND_EXPIRED', rejection.reason as string, { messageId: entry.messageId, traceId: entry.traceId }));
+    }
+    // Only a live connection re-sends: after a reconnect everything unanswered goes out again anyway.
+    if (this.live) this.outbox.requeueOverdue();
+    this.pump();
+  }
+
+  private settleWaiter(traceId: string, ack: SendAck | undefined, err: HubError | undefined): void {
+    const waiter = this.waiters.get(traceId);
+    if (!waiter) return;
+    this.waiters.delete(traceId);
+    if (ack) waiter.resolve(ack);
+    else waiter.reject(err as HubError);
+  }
+
+  private settlement(): SendSettlement {
+    return {
+      acked: (entry, ack) => {
+        this.outbox.forget(entry);
+        this.emitter.emit('ack', ack);
+        this.settleWaiter(entry.traceId, ack, undefined);
+        this.pump();
+      },
+      rejected: (entry, rejection) => {
+        if (entry) this.outbox.forget(entry);
+        this.emitter.emit('rejected', rejection);
+        if (entry) {
+          this.settleWaiter(
+            entry.traceId,
+            undefined,
+            new HubError('SEND_REJECTED', `the hub refused ${entry.event} ${entry.messageId}: ${rejection.code}${rejection.reason ? ` (${rejection.reason})` : ''}`, {
+              serverCode: rejection.code,
+              reason: rejection.reason,
+              messageId: entry.messageId,
+              traceId: entry.traceId,
+              chatId: entry.chatId,
+            }),
+          );
+          this.pump();
+        }
+      },
+    };
+  }
+
+  private sendAck(mode: 'v2' | 'v1', value: number, epoch: string | undefined): boolean {
+    const session = this.live;
+    if (!session) return false;
+    const frame =
+      mode === 'v2'
+        ? uplink(EVENT.syncAck, this.ids.traceId('sack'), this.clock.now(), { dseq: value, epoch: epoch ?? '' })
+        : uplink(EVENT.cursorAck, this.ids.traceId('cack'), this.clock.now(), { seq: value });
+    return session.send(frame);
+  }
+
+  private sendTyping(chatId: string, isTyping: boolean): void {
+    this.live?.send(uplink(EVENT.typing, this.ids.traceId('typ'), this.clock.now(), { is_typing: isTyping }, { chat_id: chatId }));
+  }
+
+  private sendRead(chatId: string, at: number): void {
+    if (this.live?.send(uplink(EVENT.read, this.ids.traceId('read'), this.clock.now(), { last_read_emitted_at: at }, { chat_id: chatId }))) {
+      this.store.kv.setMax(readSentKey(chatId), at);
+    }
+  }
+
+  /** After replay (which brought the hub's watermarks): every chat read further here than the hub knows. */
+  private resendReadCursors(): void {
+    for (const key of this.store.kv.keys(READ_PREFIX)) {
+      const chatId = key.slice(READ_PREFIX.length);
+      const local = this.store.kv.getNumber(key);
+      const sent = this.store.kv.getNumber(readSentKey(chatId)) ?? 0;
+      if (local !== undefined && local > sent) this.sendRead(chatId, local);
+    }
+  }
+
+  // ─── receive path wiring ─────────────────────────────────────────────────────────────────────────────────────
+
+  private receiveServices(): ReceiveServices {
+    return {
+      store: this.store,
+      clock: this.clock,
+      userId: this.userId,
+      deviceId: () => this.device,
+      outbox: this.outbox,
+      traces: this.traces,
+      gate: this.gate,
+      typingGate: this.typingGate,
+      typing: this.typingIn,
+      streams: this.streams,
+      permissions: this.permissions,
+      history: this.history,
+      notifySeen: this.store.seen('hub.notify-events', { capacity: 10_000 }),
+      sends: this.settlement(),
+      inboxBodyMaxBytes: 64 * 1024,
+      emit: (event, value) => this.emitter.emit(event, value),
+      replayDone: (sessionId) => this.onReplayDone(sessionId, false),
+    };
+  }
+
+  private storedDeviceId(): string {
+    const stored = this.store.kv.get(DEVICE_ID_KEY);
+    if (stored) return stored;
+    const minted = mintDeviceId(() => this.clock.now());
+    this.store.kv.set(DEVICE_ID_KEY, minted);
+    return minted;
+  }
+
+  private warn(err: HubError): void {
+    this.o.logger.warn?.(err.message, { code: err.code });
+    this.emitter.emit('warning', err);
+  }
+
+  private listenerThrew(event: string, err: unknown): void {
+    const wrapped = new HubError('LISTENER_THREW', `a '${event}' listener threw: ${(err as Error)?.message ?? String(err)}`, { event }, { cause: err });
+    this.o.logger.error?.(wrapped.message, { code: wrapped.code });
+    if (event !== 'warning') this.emitter.emit('warning', wrapped);
+  }
+}

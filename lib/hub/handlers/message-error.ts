@@ -1,0 +1,36 @@
+/**
+ * `message.error` (guide §14.3): the only negative ack, terminal for the uplink whatever its code (unknown codes
+ * too; never auto-retried). `chat_not_found` / `not_member` also close the chat's send gate.
+ */
+import type { SendRejection } from '../events';
+import { num, str } from '../json';
+import type { FrameContext } from './context';
+
+const GATING_CODES = new Set(['chat_not_found', 'not_member']);
+
+export function handleMessageError(ctx: FrameContext): void {
+  const { frame, services } = ctx;
+  const p = frame.payload;
+  const messageId = str(p.message_id) || undefined;
+  const entry = services.outbox.byTrace(frame.traceId) ?? (messageId ? services.outbox.byMessageId(messageId) : undefined);
+  const traced = entry ? undefined : services.traces.take(frame.traceId);
+  const code = str(p.code) ?? '';
+  const rejection: SendRejection = {
+    origin: 'hub',
+    event: entry?.event ?? traced?.event ?? '',
+    messageId: messageId ?? entry?.messageId ?? traced?.messageId,
+    traceId: frame.traceId,
+    chatId: frame.chatId ?? entry?.chatId ?? traced?.chatId,
+    code,
+    reason: str(p.reason),
+    rejectedAt: num(p.rejected_at),
+    matched: entry !== undefined || traced !== undefined,
+  };
+  if (entry) services.outbox.removeDurable(entry);
+  const chatId = rejection.chatId;
+  ctx.later(() => {
+    if (chatId && GATING_CODES.has(code)) services.gate.close(chatId);
+    traced?.onRejected?.(rejection);
+    services.sends.rejected(entry, rejection);
+  });
+}

@@ -1,0 +1,190 @@
+/**
+ * The receive path between the read layer and the application (guide §11.7):
+ *
+ * 1. frames queue up as the socket delivers them (the density check already ran);
+ * 2. on the next turn of the event loop, a batch is handled inside ONE store transaction, each frame inside its own
+ *    savepoint: a frame whose handler throws (unparseable, unmappable, unpersistable) is rolled back alone, recorded
+ *    in the quarantine queue, and counted as handled so its `dseq` is still acked and the stream goes on;
+ * 3. after the commit, and only then, each frame's effects run (events, receipts, in-memory state) and its
+ *    `dseq` / `seq` is reported persisted to the ack scheduler, which may flush from here (the frame path);
+ * 4. if the commit itself fails, nothing is acked and the connection is dropped: replay will bring the frames back.
+ *
+ * Frames of a connection that has since closed are still persisted, but their acks are not sent (the epoch is gone).
+ */
+import type { InboundFrame, Uplink } from './envelope';
+import { HubError } from './errors';
+import { FrameContext, HANDLERS, handleUnknown, type ReceiveServices } from './handlers';
+import { id } from './json';
+import type { ParsedFrame } from './parse-frame';
+import type { Queue } from '../store';
+
+export const QUARANTINE_QUEUE = 'hub.quarantine';
+const QUARANTINE_RAW_MAX = 64 * 1024;
+const BATCH_MAX = 512;
+
+export interface PipelineItem {
+  sessionId: number;
+  parsed: ParsedFrame;
+  replay: boolean;
+}
+
+export interface PipelineHooks {
+  /** Sends on a session if it is still the current live one. */
+  send(sessionId: number, frame: Uplink): void;
+  /** After commit: the frame with this dseq/seq is durably handled. */
+  persisted(sessionId: number, dseq: number | undefined, seq: number | undefined): void;
+  /** After every committed batch (the frame-path ack tick). */
+  afterBatch(): void;
+  /** The transaction failed: nothing of the batch is acked; the caller drops the connection. */
+  commitFailed(err: unknown): void;
+  warn(err: HubError): void;
+}
+
+export interface PipelineCounters {
+  frames: number;
+  quarantined: number;
+  commitFailures: number;
+}
+
+export class ReceivePipeline {
+  private readonly queue: PipelineItem[] = [];
+  private scheduled = false;
+  private stopped = false;
+  readonly counters: PipelineCounters = { frames: 0, quarantined: 0, commitFailures: 0 };
+  private readonly quarantine: Queue;
+  private drainWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly services: ReceiveServices,
+    private readonly hooks: PipelineHooks,
+  ) {
+    this.quarantine = services.store.queue(QUARANTINE_QUEUE, { capacity: 1000, overflow: 'drop-oldest' });
+  }
+
+  get backlog(): number {
+    return this.queue.length;
+  }
+
+  push(item: PipelineItem): void {
+    if (this.stopped) return;
+    this.queue.push(item);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // An immediate, not a timer: this is the frame path, which must run even when timers are starved (§11.7).
+      setImmediate(() => this.drain());
+    }
+  }
+
+  /** Resolves once every frame queued so far has been handled. */
+  idle(): Promise<void> {
+    if (this.queue.length === 0 && !this.scheduled) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /** Handles whatever is queued now, synchronously (used on stop so nothing received is left unpersisted). */
+  drainNow(): void {
+    while (this.queue.length > 0) this.runBatch();
+  }
+
+  stop(): void {
+    this.drainNow();
+    this.stopped = true;
+    this.wakeWaiters();
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    this.runBatch();
+    if (this.queue.length > 0 && !this.stopped) {
+      this.scheduled = true;
+      setImmediate(() => this.drain());
+    } else this.wakeWaiters();
+  }
+
+  private wakeWaiters(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private runBatch(): void {
+    const batch = this.queue.splice(0, BATCH_MAX);
+    if (batch.length === 0) return;
+    const effects: Array<Array<() => void>> = [];
+    try {
+      this.services.store.transaction(() => {
+        for (const item of batch) effects.push(this.handleOne(item));
+      });
+    } catch (err) {
+      this.counters.commitFailures++;
+      this.hooks.commitFailed(err);
+      return;
+    }
+    batch.forEach((item, i) => {
+      this.counters.frames++;
+      // Persisted first, so that an effect that flushes acks (replay.done) includes the frame's own dseq.
+      const dseq = item.parsed.ok ? item.parsed.frame.dseq : item.parsed.dseq;
+      const seq = item.parsed.ok ? item.parsed.frame.seq : undefined;
+      this.hooks.persisted(item.sessionId, dseq, seq);
+      for (const effect of effects[i]) {
+        try {
+          effect();
+        } catch (err) {
+          this.hooks.warn(new HubError('STORE_FAILED', `an effect of a received frame failed: ${(err as Error).message}`, {}, { cause: err }));
+        }
+      }
+    });
+    this.hooks.afterBatch();
+  }
+
+  /** Runs one frame in its own savepoint; returns what to do after commit (a quarantine note if it failed). */
+  private handleOne(item: PipelineItem): Array<() => void> {
+    const { parsed } = item;
+    if (!parsed.ok) return this.quarantineFrame(parsed.reason, '', parsed.raw, parsed.dseq, undefined);
+    const frame = parsed.frame;
+    const ctx = new FrameContext(this.services, frame, item.replay, item.sessionId, (f) => this.hooks.send(item.sessionId, f));
+    try {
+      this.services.store.transaction(() => {
+        (HANDLERS[frame.event] ?? handleUnknown)(ctx);
+      });
+    } catch (err) {
+      return this.quarantineFrame((err as Error)?.message ?? String(err), frame.event, frame.raw, frame.dseq, frame.seq);
+    }
+    this.afterHandled(ctx, frame);
+    return ctx.effects;
+  }
+
+  /** What every frame does besides its own handler: reopen a gated chat, and show up on the `frame` tap. */
+  private afterHandled(ctx: FrameContext, frame: InboundFrame): void {
+    const { services } = this;
+    if (frame.chatId && frame.event !== 'message.error') {
+      const chatId = frame.chatId;
+      ctx.later(() => services.gate.open(chatId));
+    }
+    ctx.emit('frame', {
+      event: frame.event,
+      chatId: frame.chatId,
+      messageId: id(frame.payload.message_id),
+      payload: frame.payload,
+      envelope: frame.envelope,
+      seq: frame.seq,
+      dseq: frame.dseq,
+      replay: ctx.replay,
+    });
+  }
+
+  /**
+   * Records a frame that could not be handled, out of band (a bounded queue in the store, raw text included up to
+   * 64 KiB), so an operator can look at it; the frame then counts as handled and its dseq is acked (§11.7).
+   */
+  private quarantineFrame(reason: string, event: string, raw: string, dseq: number | undefined, seq: number | undefined): Array<() => void> {
+    const at = this.services.clock.now();
+    this.quarantine.push(JSON.stringify({ at, event, dseq, seq, reason, raw: raw.length > QUARANTINE_RAW_MAX ? raw.slice(0, QUARANTINE_RAW_MAX) : raw }), at);
+    return [
+      () => {
+        this.counters.quarantined++;
+        this.services.emit('quarantine', { event, dseq, seq, reason, at });
+      },
+    ];
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The control-plane gate (mesh-reference-facts.md §5 "Gate"), in the reference's order:
+ *
+ *   1. transport identity — with a transport peer id and hop_count 0 the sender must equal it exactly; with hop > 0
+ *      the check is skipped (the carrier is not the origin); with none the frame passes unless
+ *      `requireTransportIdentity` (default false);
+ *   2. unsigned (both metadata keys absent) is rejected, except the relay answers arriving over the internet
+ *      transport with no transport peer id;
+ *   3. exactly one key present, or base64 that does not decode, is rejected;
+ *   4. Ed25519 verification over the canonical control payload;
+ *   5. the sender must parse as a canonical address equal to the key's derived address.
+ *
+ * Only content under a gated prefix is checked; everything else passes untouched. The transport peer identity is
+ * receive context handed in beside the message, never read from it: a value taken from the wire would hand the
+ * spoofing check to the spoofer. A rejection is a value with a reason code; the caller must then send no ACK and
+ * unmark the message id in its deduplicator (ack.ts `receiveActions` encodes that).
+ */
+import { parseAddress, deriveAddress } from './address';
+import { isGatedControlContent, isRelayAnswerContent } from './control-prefixes';
+import { verifyControlSignature } from './control-signature';
+import type { MeshMessage } from './message';
+import type { Transport } from './transport';
+
+export interface ControlGateContext {
+  /** The physically verified peer that delivered the frame, as the transport authenticated it; absent when unknown. */
+  transportPeerId?: string;
+  /** The transport the frame arrived on. */
+  transport: Transport;
+  /** Reject control frames that arrive with no transport peer identity (default false, as in the reference). */
+  requireTransportIdentity?: boolean;
+}
+
+export type ControlGateRejection =
+  | 'TRANSPORT_IDENTITY_MISMATCH'
+  | 'TRANSPORT_IDENTITY_MISSING'
+  | 'UNSIGNED_CONTROL'
+  | 'PUBLIC_KEY_WITHOUT_SIGNATURE'
+  | 'SIGNATURE_WITHOUT_PUBLIC_KEY'
+  | 'BAD_SIGNATURE_ENCODING'
+  | 'BAD_PUBLIC_KEY_ENCODING'
+  | 'BAD_SIGNATURE'
+  | 'SENDER_NOT_ADDRESS'
+  | 'SENDER_ADDRESS_MISMATCH';
+
+export type ControlGateResult =
+  /** Not control content: the gate does not apply. */
+  | { accepted: true; gated: false; signed: false }
+  /** Passed; `signed` is false only for an exempt relay answer. */
+  | { accepted: true; gated: true; signed: boolean; exemption?: 'relay-answer' }
+  | { accepted: false; gated: true; reason: ControlGateRejection; detail: string };
+
+export function checkControlGate(message: MeshMessage, context: ControlGateContext): ControlGateResult {
+  if (!isGatedControlContent(message.content)) return { accepted: true, gated: false, signed: false };
+
+  const peer = context.transportPeerId;
+  if (peer !== undefined) {
+    if (message.hop_count === 0 && message.sender !== peer) {
+      return reject('TRANSPORT_IDENTITY_MISMATCH', 'a direct (hop 0) control frame names a sender other than the peer that delivered it');
+    }
+  } else if (context.requireTransportIdentity === true) {
+    return reject('TRANSPORT_IDENTITY_MISSING', 'control frame arrived without a transport peer identity');
+  }
+
+  const check = verifyControlSignature(message);
+  if (check.status === 'unsigned') {
+    if (context.transport === 'internet' && peer === undefined && isRelayAnswerContent(message.content)) {
+      return { accepted: true, gated: true, signed: false, exemption: 'relay-answer' };
+    }
+    return reject('UNSIGNED_CONTROL', 'control traffic must carry __ctrl_sig and __ctrl_pk');
+  }
+  if (check.status === 'invalid') return reject(check.reason, check.detail);
+
+  let claimed: string;
+  try {
+    claimed = parseAddress(message.sender).address;
+  } catch {
+    return reject('SENDER_NOT_ADDRESS', 'the sender of a signed control frame must be a canonical off1… address');
+  }
+  if (deriveAddress(check.publicKey) !== claimed) {
+    return reject('SENDER_ADDRESS_MISMATCH', 'the signing key does not derive to the claimed sender address');
+  }
+  return { accepted: true, gated: true, signed: true };
+}
+
+function reject(reason: ControlGateRejection, detail: string): ControlGateResult {
+  return { accepted: false, gated: true, reason, detail };
+}

@@ -1,0 +1,33 @@
+/**
+ * The errors of lib/store. Every failure of the durable store surfaces as a `StoreError` with a stable code
+ * (listed in docs/hub.md, "Store"), so a caller can tell "the disk refused" from "the queue is full".
+ */
+import { CodedError } from '../coded-error';
+
+export type StoreErrorCode =
+  /** The optional native driver `better-sqlite3` is not installed (or failed to load). */
+  | 'STORE_DRIVER_MISSING'
+  /** Another process (or another store object) holds this file. One owner per file. */
+  | 'STORE_LOCKED'
+  /** The file exists but is not a store database, or its content is damaged. */
+  | 'STORE_CORRUPT'
+  /** The file was written by a newer version of this package. */
+  | 'STORE_VERSION'
+  /** A write or read failed in the driver (disk full, I/O error, …). */
+  | 'STORE_IO'
+  /** The store was used after `close()`. */
+  | 'STORE_CLOSED'
+  /** A bounded queue whose overflow policy is `reject` is full. */
+  | 'QUEUE_FULL'
+  /** One value is larger than the queue's `maxItemBytes`. */
+  | 'ITEM_TOO_LARGE'
+  /** A caller passed something the store cannot hold (bad name, bad capacity, bad value type). */
+  | 'STORE_BAD_ARGUMENT';
+
+export class StoreError extends CodedError {
+  declare readonly code: StoreErrorCode;
+
+  constructor(code: StoreErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super(code, message, details, options);
+  }
+}

@@ -1,0 +1,610 @@
+/**
+ * The durable store: one sqlite file per owner, write-ahead log, `synchronous=FULL` by default, opened in EXCLUSIVE
+ * locking mode so a second process (or a second store object) on the same file fails fast with `STORE_LOCKED`
+ * instead of double-sending an outbox.
+ *
+ * Every public call is one transaction (a savepoint when nested in `transaction()`), so a call that returned is
+ * committed; better-sqlite3 is synchronous, so "returned" and "committed" are the same instant.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { StoreError } from './errors';
+import {
+  checkFiniteNumber,
+  checkInboxWrite,
+  checkKey,
+  checkName,
+  decideUpsert,
+  DEFAULT_INBOX_CAPACITY,
+  positiveInteger,
+  resolveQueueOptions,
+  resolveSeenCapacity,
+  type ResolvedQueueOptions,
+  valueBytes,
+} from './rules';
+import { loadSqliteDriver, type SqliteDatabase } from './sqlite-driver';
+import { SCHEMA_V1, SCHEMA_VERSION } from './sqlite-schema';
+import type {
+  InboxRow,
+  InboxTable,
+  InboxWrite,
+  KeyValueTable,
+  OpenStoreOptions,
+  Queue,
+  QueueCounters,
+  QueueItem,
+  QueueOptions,
+  QueueOverflow,
+  SeenSet,
+  SeenSetOptions,
+  Store,
+  StoreStats,
+  StoreValue,
+  UpsertOutcome,
+} from './types';
+
+export interface SqliteStoreOptions extends OpenStoreOptions {
+  /** How long to wait for another owner to release the file before failing with `STORE_LOCKED`. Default 1000 ms. */
+  lockTimeoutMs?: number;
+}
+
+type Row = Record<string, unknown>;
+
+/** Maps a driver error to our codes; our own errors pass through untouched. */
+function translate(err: unknown, location: string): Error {
+  if (err instanceof StoreError) return err;
+  const code = String((err as { code?: unknown })?.code ?? '');
+  const message = (err as Error)?.message ?? String(err);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new StoreError('STORE_LOCKED', `store file ${location} is in use by another owner (${message})`, { location, sqlite: code }, { cause: err });
+  }
+  if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT')) {
+    return new StoreError('STORE_CORRUPT', `store file ${location} is not a store database or is damaged (${message})`, { location, sqlite: code }, { cause: err });
+  }
+  return new StoreError('STORE_IO', `store file ${location}: ${message}`, { location, sqlite: code }, { cause: err });
+}
+
+/** The handful of statements and the transaction runner every table of one file shares. */
+class Connection {
+  closed = false;
+  private readonly txn: (fn: () => unknown) => unknown;
+  private readonly counterGet;
+  private readonly counterSet;
+
+  constructor(
+    readonly db: SqliteDatabase,
+    readonly location: string,
+    readonly now: () => number,
+  ) {
+    this.txn = db.transaction((fn: () => unknown) => {
+      const result = fn();
+      if (result !== null && typeof (result as { then?: unknown })?.then === 'function') {
+        throw new StoreError('STORE_BAD_ARGUMENT', 'a transaction function must be synchronous (it returned a promise)');
+      }
+      return result;
+    });
+    this.counterGet = db.prepare<[string], { value: number }>('SELECT value FROM counters WHERE name = ?');
+    this.counterSet = db.prepare<[string, number]>(
+      'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
+    );
+  }
+
+  check(): void {
+    if (this.closed) throw new StoreError('STORE_CLOSED', `the store ${this.location} is closed`);
+  }
+
+  tx<T>(fn: () => T): T {
+    this.check();
+    try {
+      return this.txn(fn) as T;
+    } catch (err) {
+      throw translate(err, this.location);
+    }
+  }
+
+  read<T>(fn: () => T): T {
+    this.check();
+    try {
+      return fn();
+    } catch (err) {
+      throw translate(err, this.location);
+    }
+  }
+
+  counter(name: string): number {
+    return this.counterGet.get(name)?.value ?? 0;
+  }
+
+  setCounter(name: string, value: number): void {
+    this.counterSet.run(name, value);
+  }
+
+  addCounter(name: string, delta: number): number {
+    const value = this.counter(name) + delta;
+    this.setCounter(name, value);
+    return value;
+  }
+}
+
+class SqliteKeyValue implements KeyValueTable {
+  private readonly getStmt;
+  private readonly setStmt;
+  private readonly delStmt;
+  private readonly keysStmt;
+
+  constructor(private readonly c: Connection) {
+    this.getStmt = c.db.prepare<[string], { value: string }>('SELECT value FROM kv WHERE key = ?');
+    this.setStmt = c.db.prepare<[string, string]>('INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    this.delStmt = c.db.prepare<[string]>('DELETE FROM kv WHERE key = ?');
+    // Keys are compared as bytes (BINARY collation), which for UTF-8 is code-point order.
+    this.keysStmt = c.db.prepare<[string, string], { key: string }>('SELECT key FROM kv WHERE substr(key, 1, length(?)) = ? ORDER BY key');
+  }
+
+  get(key: string): string | undefined {
+    checkKey(key);
+    return this.c.read(() => this.getStmt.get(key)?.value);
+  }
+
+  set(key: string, value: string): void {
+    checkKey(key);
+    if (typeof value !== 'string') throw new StoreError('STORE_BAD_ARGUMENT', 'a key-value value must be a string');
+    this.c.tx(() => this.setStmt.run(key, value));
+  }
+
+  delete(key: string): boolean {
+    checkKey(key);
+    return this.c.tx(() => this.delStmt.run(key).changes > 0);
+  }
+
+  getNumber(key: string): number | undefined {
+    const text = this.get(key);
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    return text.trim() !== '' && Number.isFinite(n) ? n : undefined;
+  }
+
+  setMax(key: string, value: number): boolean {
+    checkKey(key);
+    checkFiniteNumber(value, 'setMax value');
+    return this.c.tx(() => {
+      const text = this.getStmt.get(key)?.value;
+      const current = text === undefined || text.trim() === '' ? undefined : Number(text);
+      if (current !== undefined && Number.isFinite(current) && current >= value) return false;
+      this.setStmt.run(key, String(value));
+      return true;
+    });
+  }
+
+  keys(prefix = ''): string[] {
+    return this.c.read(() => this.keysStmt.all(prefix, prefix).map((r) => r.key));
+  }
+}
+
+function toInboxRow(row: Row): InboxRow {
+  return {
+    messageId: row.message_id as string,
+    chatId: row.chat_id as string,
+    event: row.event as string,
+    senderId: row.sender_id as string,
+    provisional: row.provisional === 1,
+    fingerprint: row.fingerprint as string,
+    body: row.body as string,
+    receivedAt: row.received_at as number,
+    updatedAt: row.updated_at as number,
+  };
+}
+
+class SqliteInbox implements InboxTable {
+  private readonly getStmt;
+  private readonly upsertStmt;
+  private readonly deleteStmt;
+  private readonly evictStmt;
+  private readonly clearStmt;
+
+  constructor(
+    private readonly c: Connection,
+    readonly capacity: number,
+  ) {
+    this.getStmt = c.db.prepare<[string], Row>('SELECT * FROM inbox WHERE message_id = ?');
+    this.upsertStmt = c.db.prepare(
+      `INSERT INTO inbox (message_id, chat_id, event, sender_id, provisional, fingerprint, body, received_at, updated_at, ord)
+       VALUES (@messageId, @chatId, @event, @senderId, @provisional, @fingerprint, @body, @at, @at, @ord)
+       ON CONFLICT(message_id) DO UPDATE SET chat_id = excluded.chat_id, event = excluded.event, sender_id = excluded.sender_id,
+         provisional = excluded.provisional, fingerprint = excluded.fingerprint, body = excluded.body,
+         updated_at = excluded.updated_at, ord = excluded.ord`,
+    );
+    this.deleteStmt = c.db.prepare<[string]>('DELETE FROM inbox WHERE message_id = ?');
+    this.evictStmt = c.db.prepare<[number]>('DELETE FROM inbox WHERE message_id IN (SELECT message_id FROM inbox ORDER BY ord LIMIT ?)');
+    this.clearStmt = c.db.prepare('DELETE FROM inbox');
+  }
+
+  upsert(row: InboxWrite): UpsertOutcome {
+    checkInboxWrite(row);
+    return this.c.tx(() => {
+      const stored = this.getStmt.get(row.messageId);
+      const outcome = decideUpsert(stored ? toInboxRow(stored) : undefined, row);
+      if (outcome === 'unchanged' || outcome === 'kept') return outcome;
+      const ord = this.c.addCounter('inbox.ord', 1);
+      this.upsertStmt.run({
+        messageId: row.messageId,
+        chatId: row.chatId,
+        event: row.event,
+        senderId: row.senderId,
+        provisional: row.provisional ? 1 : 0,
+        fingerprint: row.fingerprint,
+        body: row.body,
+        at: row.at,
+        ord,
+      });
+      if (outcome === 'inserted') {
+        const size = this.c.addCounter('inbox.size', 1);
+        if (size > this.capacity) {
+          const excess = size - this.capacity;
+          const removed = this.evictStmt.run(excess).changes;
+          this.c.addCounter('inbox.size', -removed);
+          this.c.addCounter('inbox.evicted', removed);
+        }
+      }
+      return outcome;
+    });
+  }
+
+  get(messageId: string): InboxRow | undefined {
+    return this.c.read(() => {
+      const row = this.getStmt.get(messageId);
+      return row ? toInboxRow(row) : undefined;
+    });
+  }
+
+  delete(messageId: string): boolean {
+    return this.c.tx(() => {
+      const removed = this.deleteStmt.run(messageId).changes;
+      if (removed > 0) this.c.addCounter('inbox.size', -removed);
+      return removed > 0;
+    });
+  }
+
+  clear(): number {
+    return this.c.tx(() => {
+      const removed = this.clearStmt.run().changes;
+      this.c.setCounter('inbox.size', 0);
+      return removed;
+    });
+  }
+
+  size(): number {
+    return this.c.read(() => this.c.counter('inbox.size'));
+  }
+
+  evicted(): number {
+    return this.c.read(() => this.c.counter('inbox.evicted'));
+  }
+}
+
+interface QueueMeta {
+  capacity: number;
+  overflow: QueueOverflow;
+  max_item_bytes: number;
+  size: number;
+  next_seq: number;
+  pushed: number;
+  removed: number;
+  dropped: number;
+  rejected: number;
+}
+
+/** Statements shared by every queue of one file. */
+class QueueStatements {
+  readonly meta;
+  readonly create;
+  readonly configure;
+  readonly insert;
+  readonly dropOldest;
+  readonly afterPush;
+  readonly bumpRejected;
+  readonly peek;
+  readonly get;
+  readonly remove;
+  readonly removeThrough;
+  readonly afterRemove;
+  readonly all;
+
+  constructor(db: SqliteDatabase) {
+    this.meta = db.prepare<[string], QueueMeta>('SELECT * FROM queue_meta WHERE name = ?');
+    this.create = db.prepare<[string, number, string, number]>(
+      'INSERT INTO queue_meta (name, capacity, overflow, max_item_bytes) VALUES (?, ?, ?, ?)',
+    );
+    this.configure = db.prepare<[number, string, number, string]>(
+      'UPDATE queue_meta SET capacity = ?, overflow = ?, max_item_bytes = ? WHERE name = ?',
+    );
+    this.insert = db.prepare<[string, number, number, StoreValue | Buffer, number]>(
+      'INSERT INTO queue_items (name, seq, is_text, value, enqueued_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.dropOldest = db.prepare<[string, string, number]>(
+      'DELETE FROM queue_items WHERE name = ? AND seq IN (SELECT seq FROM queue_items WHERE name = ? ORDER BY seq LIMIT ?)',
+    );
+    this.afterPush = db.prepare<[number, number, string]>(
+      'UPDATE queue_meta SET next_seq = next_seq + 1, size = size + 1 - ?, pushed = pushed + 1, dropped = dropped + ? WHERE name = ?',
+    );
+    this.bumpRejected = db.prepare<[string]>('UPDATE queue_meta SET rejected = rejected + 1 WHERE name = ?');
+    this.peek = db.prepare<[string, number], Row>('SELECT seq, is_text, value, enqueued_at FROM queue_items WHERE name = ? ORDER BY seq LIMIT ?');
+    this.get = db.prepare<[string, number], Row>('SELECT seq, is_text, value, enqueued_at FROM queue_items WHERE name = ? AND seq = ?');
+    this.remove = db.prepare<[string, number]>('DELETE FROM queue_items WHERE name = ? AND seq = ?');
+    this.removeThrough = db.prepare<[string, number]>('DELETE FROM queue_items WHERE name = ? AND seq <= ?');
+    this.afterRemove = db.prepare<[number, number, string]>('UPDATE queue_meta SET size = size - ?, removed = removed + ? WHERE name = ?');
+    this.all = db.prepare<[], QueueMeta & { name: string }>('SELECT * FROM queue_meta ORDER BY name');
+  }
+}
+
+function toItem(row: Row): QueueItem {
+  const raw = row.value;
+  let value: StoreValue;
+  if (row.is_text === 1) value = String(raw);
+  else {
+    const buf = raw as Buffer;
+    value = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+  return { seq: row.seq as number, value, enqueuedAt: row.enqueued_at as number };
+}
+
+class SqliteQueue implements Queue {
+  constructor(
+    private readonly c: Connection,
+    private readonly s: QueueStatements,
+    readonly name: string,
+  ) {}
+
+  private meta(): QueueMeta {
+    const meta = this.s.meta.get(this.name);
+    if (!meta) throw new StoreError('STORE_IO', `queue '${this.name}' has no metadata row in ${this.c.location}`);
+    return meta;
+  }
+
+  get capacity(): number {
+    return this.c.read(() => this.meta().capacity);
+  }
+
+  get overflow(): QueueOverflow {
+    return this.c.read(() => this.meta().overflow);
+  }
+
+  push(value: StoreValue, at?: number): number {
+    const bytes = valueBytes(value);
+    const outcome = this.c.tx((): number | 'full' | 'too-large' => {
+      const meta = this.meta();
+      if (bytes > meta.max_item_bytes) return 'too-large';
+      let dropped = 0;
+      if (meta.size >= meta.capacity) {
+        if (meta.overflow === 'reject') return 'full';
+        dropped = this.s.dropOldest.run(this.name, this.name, meta.size - meta.capacity + 1).changes;
+      }
+      const seq = meta.next_seq;
+      const stored = typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      this.s.insert.run(this.name, seq, typeof value === 'string' ? 1 : 0, stored, at ?? this.c.now());
+      this.s.afterPush.run(dropped, dropped, this.name);
+      return seq;
+    });
+    if (typeof outcome === 'number') return outcome;
+    // Counted outside the refused step so that the count survives the throw.
+    const meta = this.c.tx(() => {
+      this.s.bumpRejected.run(this.name);
+      return this.meta();
+    });
+    if (outcome === 'too-large') {
+      throw new StoreError('ITEM_TOO_LARGE', `queue '${this.name}' refuses an item of ${bytes} bytes (limit ${meta.max_item_bytes})`, {
+        queue: this.name,
+        bytes,
+        limit: meta.max_item_bytes,
+      });
+    }
+    throw new StoreError('QUEUE_FULL', `queue '${this.name}' is full (${meta.capacity} items)`, { queue: this.name, capacity: meta.capacity });
+  }
+
+  peek(limit = Number.MAX_SAFE_INTEGER): QueueItem[] {
+    return this.c.read(() => this.s.peek.all(this.name, Math.max(0, Math.floor(limit))).map(toItem));
+  }
+
+  get(seq: number): QueueItem | undefined {
+    return this.c.read(() => {
+      const row = this.s.get.get(this.name, seq);
+      return row ? toItem(row) : undefined;
+    });
+  }
+
+  remove(seq: number): boolean {
+    return this.c.tx(() => {
+      const n = this.s.remove.run(this.name, seq).changes;
+      if (n > 0) this.s.afterRemove.run(n, n, this.name);
+      return n > 0;
+    });
+  }
+
+  removeThrough(through: number): number {
+    return this.c.tx(() => {
+      const n = this.s.removeThrough.run(this.name, through).changes;
+      if (n > 0) this.s.afterRemove.run(n, n, this.name);
+      return n;
+    });
+  }
+
+  size(): number {
+    return this.c.read(() => this.meta().size);
+  }
+
+  clear(): number {
+    return this.removeThrough(Number.MAX_SAFE_INTEGER);
+  }
+
+  counters(): QueueCounters {
+    return this.c.read(() => {
+      const m = this.meta();
+      return { pushed: m.pushed, removed: m.removed, dropped: m.dropped, rejected: m.rejected };
+    });
+  }
+}
+
+class SqliteSeenSet implements SeenSet {
+  private readonly hasStmt;
+  private readonly insertStmt;
+  private readonly evictStmt;
+
+  constructor(
+    private readonly c: Connection,
+    readonly name: string,
+    public capacity: number,
+  ) {
+    this.hasStmt = c.db.prepare<[string, string], { ord: number }>('SELECT ord FROM seen WHERE name = ? AND key = ?');
+    this.insertStmt = c.db.prepare<[string, string, number, number]>('INSERT INTO seen (name, key, ord, at) VALUES (?, ?, ?, ?)');
+    this.evictStmt = c.db.prepare<[string, string, number]>(
+      'DELETE FROM seen WHERE name = ? AND key IN (SELECT key FROM seen WHERE name = ? ORDER BY ord LIMIT ?)',
+    );
+  }
+
+  add(key: string, at?: number): boolean {
+    checkKey(key);
+    return this.c.tx(() => {
+      if (this.hasStmt.get(this.name, key)) return false;
+      const ord = this.c.addCounter('seen.ord', 1);
+      this.insertStmt.run(this.name, key, ord, at ?? this.c.now());
+      const size = this.c.addCounter(`seen.${this.name}.size`, 1);
+      if (size > this.capacity) {
+        const removed = this.evictStmt.run(this.name, this.name, size - this.capacity).changes;
+        this.c.addCounter(`seen.${this.name}.size`, -removed);
+        this.c.addCounter(`seen.${this.name}.evicted`, removed);
+      }
+      return true;
+    });
+  }
+
+  has(key: string): boolean {
+    return this.c.read(() => this.hasStmt.get(this.name, key) !== undefined);
+  }
+
+  size(): number {
+    return this.c.read(() => this.c.counter(`seen.${this.name}.size`));
+  }
+
+  evicted(): number {
+    return this.c.read(() => this.c.counter(`seen.${this.name}.evicted`));
+  }
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly kv: KeyValueTable;
+  readonly inbox: InboxTable;
+  private readonly queues = new Map<string, SqliteQueue>();
+  private readonly seenSets = new Map<string, SqliteSeenSet>();
+  private readonly queueStatements: QueueStatements;
+
+  private constructor(private readonly c: Connection, inboxCapacity: number) {
+    this.kv = new SqliteKeyValue(c);
+    this.inbox = new SqliteInbox(c, inboxCapacity);
+    this.queueStatements = new QueueStatements(c.db);
+  }
+
+  /** Opens (creating when absent) the store file at `location`. */
+  static open(location: string, options: SqliteStoreOptions = {}): SqliteStore {
+    const inboxCapacity = positiveInteger(options.inboxCapacity ?? DEFAULT_INBOX_CAPACITY, 'inbox capacity');
+    const lockTimeoutMs = options.lockTimeoutMs ?? 1000;
+    const synchronous = options.synchronous ?? 'full';
+    if (synchronous !== 'full' && synchronous !== 'normal') {
+      throw new StoreError('STORE_BAD_ARGUMENT', `synchronous must be 'full' or 'normal', got ${String(synchronous)}`);
+    }
+    const Database = loadSqliteDriver();
+    const file = path.resolve(location);
+    let db: SqliteDatabase | undefined;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Received messages are private: create the file owner-only before sqlite creates it with the umask.
+      fs.closeSync(fs.openSync(file, 'a', 0o600));
+      db = new Database(file, { timeout: lockTimeoutMs });
+      db.pragma('locking_mode = EXCLUSIVE');
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (String(mode).toLowerCase() !== 'wal') throw new StoreError('STORE_IO', `store file ${file} refused WAL mode (got ${String(mode)})`);
+      db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      const version = Number(db.pragma('user_version', { simple: true }));
+      if (version > SCHEMA_VERSION) {
+        throw new StoreError('STORE_VERSION', `store file ${file} has layout version ${version}; this release reads up to ${SCHEMA_VERSION}`, {
+          location: file,
+          version,
+        });
+      }
+      // The first write takes the exclusive lock and holds it until close.
+      db.exec('BEGIN IMMEDIATE');
+      db.exec(SCHEMA_V1);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      db.exec('COMMIT');
+      return new SqliteStore(new Connection(db, file, options.now ?? Date.now), inboxCapacity);
+    } catch (err) {
+      try {
+        db?.close();
+      } catch {
+        // The open already failed; the first error is the one worth reporting.
+      }
+      throw translate(err, file);
+    }
+  }
+
+  get location(): string {
+    return this.c.location;
+  }
+
+  get closed(): boolean {
+    return this.c.closed;
+  }
+
+  queue(name: string, options?: QueueOptions): Queue {
+    checkName(name, 'queue name');
+    const settings: ResolvedQueueOptions | undefined = options ? resolveQueueOptions(options) : undefined;
+    this.c.tx(() => {
+      const meta = this.queueStatements.meta.get(name);
+      const s = settings ?? resolveQueueOptions(undefined);
+      if (!meta) this.queueStatements.create.run(name, s.capacity, s.overflow, s.maxItemBytes);
+      else if (settings) this.queueStatements.configure.run(s.capacity, s.overflow, s.maxItemBytes, name);
+    });
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new SqliteQueue(this.c, this.queueStatements, name);
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  seen(name: string, options?: SeenSetOptions): SeenSet {
+    this.c.check();
+    checkName(name, 'seen-set name');
+    const existing = this.seenSets.get(name);
+    if (existing) {
+      if (options) existing.capacity = resolveSeenCapacity(options);
+      return existing;
+    }
+    const set = new SqliteSeenSet(this.c, name, resolveSeenCapacity(options));
+    this.seenSets.set(name, set);
+    return set;
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.c.tx(fn);
+  }
+
+  stats(): StoreStats {
+    return this.c.read(() => {
+      const queues: StoreStats['queues'] = {};
+      for (const m of this.queueStatements.all.all()) {
+        queues[m.name] = { pushed: m.pushed, removed: m.removed, dropped: m.dropped, rejected: m.rejected, size: m.size, capacity: m.capacity };
+      }
+      return { kind: this.kind, location: this.location, inboxRows: this.inbox.size(), inboxEvicted: this.inbox.evicted(), queues };
+    });
+  }
+
+  close(): void {
+    if (this.c.closed) return;
+    this.c.closed = true;
+    try {
+      this.c.db.close();
+    } catch (err) {
+      throw translate(err, this.c.location);
+    }
+  }
+}

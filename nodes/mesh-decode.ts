@@ -1,0 +1,83 @@
+/**
+ * `mesh-decode`: a mesh frame (Buffer, or a string of base64 or JSON floor text) to a message object, the codec
+ * sniffed from the first byte. With reassembly on, BLE fragments (`OP…`) are collected across input messages by
+ * lib/mesh's bounded reassembler and the completed frame is decoded; whole frames still pass straight through.
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
+import { FragmentReassembler } from '../lib/mesh/ble-fragment';
+import { decodeFrameWithFormat } from '../lib/mesh/frame';
+import { frameBytesFromInput } from '../lib/mesh/frame-input';
+import { toPlain } from '../lib/mesh/plain';
+import { fail } from './shared/fail';
+import { NodeStatusReporter } from './shared/status';
+
+interface MeshDecodeDef extends NodeDef {
+  reassemble?: boolean;
+}
+
+interface MeshDecodeMessage extends NodeMessageInFlow {
+  format?: string;
+  messageId?: string;
+}
+
+/** How often idle assemblies are released on a quiet link (each push also expires them). */
+const SWEEP_INTERVAL_MS = 5_000;
+
+function isFragment(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0x4f && bytes[1] === 0x50 && bytes[2] === 0x01;
+}
+
+export = function (RED: NodeAPI) {
+  function MeshDecodeNode(this: Node, config: MeshDecodeDef): void {
+    RED.nodes.createNode(this, config);
+    const status = new NodeStatusReporter(this, RED._('mesh-decode.status.decoded'));
+    const reassembler = config.reassemble === true ? new FragmentReassembler() : undefined;
+    const sweeper = reassembler ? setInterval(() => reassembler.sweep(), SWEEP_INTERVAL_MS) : undefined;
+    sweeper?.unref();
+
+    this.on('input', (msg: MeshDecodeMessage, send, done) => {
+      try {
+        const inputs = reassembler && Array.isArray(msg.payload) ? msg.payload : [msg.payload];
+        const frames: Uint8Array[] = [];
+        for (let i = 0; i < inputs.length; i++) {
+          const bytes = frameBytesFromInput(inputs[i]);
+          if (!reassembler || !isFragment(bytes)) {
+            frames.push(bytes);
+            continue;
+          }
+          const result = reassembler.push(bytes);
+          if (result.status === 'complete') frames.push(result.frame);
+          else if (i === inputs.length - 1) {
+            status.set('blue', 'ring', RED._('mesh-decode.status.assembling', { received: result.received, total: result.total }));
+          }
+        }
+        // Decode everything before sending anything, so that a bad frame fails the whole input message.
+        const decoded = frames.map((frame) => decodeFrameWithFormat(frame));
+        if (decoded.length === 0) {
+          done();
+          return;
+        }
+        const out = decoded.map(({ message, format }, index) => {
+          const target = (index === decoded.length - 1 ? msg : RED.util.cloneMessage({ ...msg, payload: null })) as MeshDecodeMessage;
+          target.payload = toPlain(message);
+          target.format = format;
+          target.messageId = message.id.toString();
+          return target;
+        });
+        status.passed(out.length);
+        send(out.length === 1 ? out[0] : [out]);
+        done();
+      } catch (err) {
+        fail(err, status, done);
+      }
+    });
+
+    this.on('close', (_removed: boolean, done: () => void) => {
+      if (sweeper) clearInterval(sweeper);
+      reassembler?.clear();
+      done();
+    });
+  }
+
+  RED.nodes.registerType('mesh-decode', MeshDecodeNode);
+};

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { resolveOptions } from '../../devhub/config';
+import { TestClient } from './support';
+
+const BIN = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
+
+describe('clawling devhub', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devhub-cli-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('prints an example config that is itself a valid configuration', () => {
+    const run = spawnSync(process.execPath, [BIN, 'devhub', '--example-config'], { encoding: 'utf8' });
+    assert.equal(run.status, 0);
+    const config = resolveOptions(YAML.parse(run.stdout));
+    assert.equal(config.users.length, 3);
+  });
+
+  it('exits 2 without --config, and with a config error naming the path', () => {
+    const none = spawnSync(process.execPath, [BIN, 'devhub'], { encoding: 'utf8' });
+    assert.equal(none.status, 2);
+    assert.match(none.stderr, /--config FILE is required/);
+    fs.writeFileSync(path.join(dir, 'bad.yaml'), 'port: many\n');
+    const bad = spawnSync(process.execPath, [BIN, 'devhub', '--config', path.join(dir, 'bad.yaml')], { encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /\/port must be integer/);
+  });
+
+  it('runs from a config file, prints its URLs, serves a handshake, and stops on SIGINT', async function () {
+    this.timeout(20_000);
+    fs.writeFileSync(path.join(dir, 'hub.yaml'), 'users:\n  - id: usr_a\n    token: cli-token\n');
+    const child = spawn(process.execPath, [BIN, 'devhub', '--config', path.join(dir, 'hub.yaml'), '--port', '0', '--state', path.join(dir, 'state.json')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const urls = await new Promise<Record<string, string>>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const ws = /websocket: (\S+)/.exec(out);
+        const media = /media: +(\S+)/.exec(out);
+        const admin = /admin: +(\S+)/.exec(out);
+        if (ws && media && admin && out.includes('Ctrl-C')) resolve({ ws: ws[1], media: media[1], admin: admin[1] });
+      });
+      child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
+    });
+    assert.match(urls.ws, /^ws:\/\/127\.0\.0\.1:\d+\/ws$/);
+    assert.equal(out.includes('cli-token'), false, 'the token is never printed');
+    const client = await TestClient.open(urls.ws);
+    const { payload } = await client.event('connect.challenge');
+    client.send({ version: '2', event: 'connect', trace_id: 'c', emitted_at: 1, payload: { token: 'cli-token', nonce: payload.nonce } });
+    assert.equal((await client.event('hello-ok')).payload.device_id, 'usr_a');
+    assert.equal((await fetch(`${urls.media}/health`)).status, 200);
+    const devices = (await (await fetch(`${urls.admin}/devices`)).json()) as { result: unknown[] };
+    assert.equal(devices.result.length, 1);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    assert.equal(await exited, 0);
+    await client.closed;
+    assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8')).format, 'clawling-devhub-state');
+  });
+});

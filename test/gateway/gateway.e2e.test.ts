@@ -1,0 +1,272 @@
+/**
+ * The gateway end to end: simulated radios with virtual peers sending real (fragmented) frames, a real aedes broker
+ * on 127.0.0.1, a real sqlite state folder, the real status HTTP server.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { ackTarget, isAck } from '../../lib/mesh/ack';
+import { signControlMessage } from '../../lib/mesh/control-signature';
+import { createMessage, type MeshMessage } from '../../lib/mesh/message';
+import { MessageId } from '../../lib/mesh/message-id';
+import type { VirtualPeer, VirtualReceipt } from '../../gateway/radios';
+import { Recorder, eventually, startBroker, type TestBroker } from './support/broker';
+import { BASE, startGateway, type Running } from './support/gateway';
+
+interface Published {
+  id: string;
+  sender: string;
+  recipient: string;
+  content: string;
+  ttl: number;
+  hop_count: number;
+  lamport_clock: number;
+  rx_radio: string;
+  rx_peer: string;
+  rx_codec: string;
+  rssi?: number;
+  to_gateway: boolean;
+  gateway: string;
+}
+
+function ackFor(id: string) {
+  return (r: VirtualReceipt): boolean => r.message !== undefined && isAck(r.message) && ackTarget(r.message) === id;
+}
+
+function text(from: VirtualPeer, to: string, content: string, extra: Partial<MeshMessage> = {}): MeshMessage {
+  return createMessage({
+    id: MessageId.random(),
+    sender: from.address,
+    recipient: to,
+    app_id: 'e2e',
+    priority: 'medium',
+    ttl: 8,
+    hop_count: 0,
+    timestamp: BigInt(Date.now()),
+    content,
+    ...extra,
+  });
+}
+
+async function get(url: string): Promise<{ status: number; type: string; body: string }> {
+  const res = await fetch(url);
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
+}
+
+describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
+  this.timeout(20000);
+  let broker: TestBroker;
+  let rec: Recorder;
+  let gw: Running;
+
+  beforeEach(async () => {
+    broker = await startBroker();
+    rec = await Recorder.connect(broker.url, [`${BASE}/#`, 'homeassistant/#']);
+    gw = await startGateway(broker);
+  });
+  afterEach(async () => {
+    await gw.stop();
+    await rec.close();
+    await broker.stop();
+    fs.rmSync(gw.dir, { recursive: true, force: true });
+  });
+
+  it('publishes a message for the gateway as the JSON floor plus reception fields, then ACKs it', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    const m = text(alice, gw.gateway.info.address, 'hello gateway', { lamport_clock: 9007199254740993n });
+    await alice.send(m);
+    await rec.until(() => rec.json<Published>(`${BASE}/messages`).some((p) => p.id === m.id.toString()), 5000, 'the message on MQTT');
+    const raw = rec.on(`${BASE}/messages`)[0]!.payload.toString();
+    // 2^53 + 1 survives: the floor is rendered by lib/mesh, not by JSON.stringify of a number.
+    assert.match(raw, /"lamport_clock":9007199254740993,/);
+    const p = rec.json<Published>(`${BASE}/messages`)[0]!;
+    assert.equal(p.content, 'hello gateway');
+    assert.equal(p.sender, alice.address);
+    assert.equal(p.rx_radio, 'sim0');
+    assert.equal(p.rx_peer, 'alice');
+    assert.equal(p.rx_codec, 'binary');
+    assert.equal(p.rssi, -61);
+    assert.equal(p.to_gateway, true);
+    assert.equal(p.gateway, 'gw-test');
+    const ack = (await alice.waitFor(ackFor(m.id.toString()))).message!;
+    assert.equal(ack.sender, gw.gateway.info.address);
+    assert.equal(ack.recipient, alice.address);
+    assert.equal(ack.metadata.get('ack_transport'), 'ble');
+    assert.equal(ack.metadata.get('ack_hop_count'), '0');
+  });
+
+  it('holds the mesh ACK until the broker has the message (PUBACK), across a broker outage', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    await broker.stop();
+    await eventually(() => gw.gateway.mqtt?.connected === false, 5000, 'the gateway saw the broker go');
+    const m = text(alice, gw.gateway.info.address, 'while the broker is away');
+    await alice.send(m);
+    await eventually(() => (gw.gateway.snapshot().queues.mqtt?.depth ?? 0) === 1, 5000, 'the message in the outbox');
+    assert.equal(alice.receipts().filter(ackFor(m.id.toString())).length, 0, 'no ACK while the message is only on disk');
+    // A resend meanwhile is not queued twice and not acknowledged either.
+    await alice.send(m);
+    await eventually(() => gw.gateway.metrics.counter('clawling_gateway_duplicates_total', '').total() === 1, 5000, 'the resend seen as a duplicate');
+    assert.equal(gw.gateway.snapshot().queues.mqtt?.depth, 1);
+    assert.equal(alice.receipts().filter(ackFor(m.id.toString())).length, 0);
+
+    await broker.restart();
+    await alice.waitFor(ackFor(m.id.toString()));
+    const atBroker = broker.published.filter((p) => p.topic === `${BASE}/messages`);
+    assert.equal(atBroker.length, 1, 'published once');
+    // Both copies (the original and the resend) are answered once the PUBACK is in.
+    await eventually(() => alice.receipts().filter(ackFor(m.id.toString())).length === 2, 5000, 'two ACKs');
+  });
+
+  it('ACKs a duplicate again but publishes it once', async () => {
+    const bob = gw.peer('sim0', 'bob');
+    const m = text(bob, gw.gateway.info.address, 'twice');
+    const frame = await bob.send(m);
+    await bob.waitFor(ackFor(m.id.toString()));
+    await bob.inject(frame);
+    await eventually(() => bob.receipts().filter(ackFor(m.id.toString())).length === 2, 5000, 're-ACK');
+    assert.equal(bob.receipts().find(ackFor(m.id.toString()))!.format, 'json', 'bob never advertised wire v1');
+    assert.equal(broker.published.filter((p) => p.topic === `${BASE}/messages`).length, 1);
+  });
+
+  it('relays a frame for another peer by the TTL and hop rules, never ACKing it itself', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    const carol = gw.peer('sim1', 'carol');
+    const m = text(alice, carol.address, 'via the gateway', { ttl: 8 });
+    await alice.send(m);
+    const got = await carol.waitFor((r) => r.message?.id.toString() === m.id.toString());
+    assert.equal(got.message!.ttl, 7);
+    assert.equal(got.message!.hop_count, 1);
+    assert.equal(got.format, 'binary');
+    // Carol's own ACK travels back through the gateway to alice: the end-to-end ACK, not the gateway's.
+    const ack = (await alice.waitFor(ackFor(m.id.toString()))).message!;
+    assert.equal(ack.sender, carol.address);
+    assert.equal(alice.receipts().filter((r) => r.message && isAck(r.message) && r.message.sender === gw.gateway.info.address).length, 0);
+    await rec.until(() => rec.json<Published>(`${BASE}/messages`).some((p) => p.id === m.id.toString() && p.to_gateway === false), 5000, 'observed on MQTT');
+    // A frame whose budget is spent is not relayed.
+    const spent = text(alice, carol.address, 'no budget', { ttl: 1 });
+    await alice.send(spent);
+    await eventually(() => gw.gateway.metrics.counter('clawling_gateway_not_forwarded_total', '').get({ reason: 'TTL_EXHAUSTED' }) === 1, 5000, 'refused');
+    assert.equal(carol.received().some((r) => r.id.toString() === spent.id.toString()), false);
+  });
+
+  it('gates control frames: unsigned is dropped without ACK, signed by the sender passes', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    const unsigned = text(alice, gw.gateway.info.address, '__CONN_REQ__{"hello":1}');
+    await alice.send(unsigned);
+    await eventually(() => gw.gateway.metrics.counter('clawling_gateway_frames_rejected_total', '').get({ reason: 'UNSIGNED_CONTROL' }) === 1, 5000, 'rejected');
+    const signed = signControlMessage(text(alice, gw.gateway.info.address, '__CONN_REQ__{"hello":2}'), alice.identity.privateKey);
+    await alice.send(signed);
+    await alice.waitFor(ackFor(signed.id.toString()));
+    assert.equal(alice.receipts().filter(ackFor(unsigned.id.toString())).length, 0);
+    await rec.until(() => rec.json<Published>(`${BASE}/messages`).some((p) => p.id === signed.id.toString()));
+    assert.equal(rec.json<Published>(`${BASE}/messages`).some((p) => p.id === unsigned.id.toString()), false);
+  });
+
+  it('sends from the send topic in each peer\'s codec and reports sent, acked, no route and rejections', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    const bob = gw.peer('sim0', 'bob');
+    const results = () => rec.json<{ request_id?: string; status: string; id?: string; via?: string[]; error?: { code: string } }>(`${BASE}/send/result`);
+    await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: alice.address, content: 'to alice', request_id: 'r1' }), { qos: 1 });
+    await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: bob.address, content: 'to bob', request_id: 'r2' }), { qos: 1 });
+    await rec.until(() => results().filter((r) => r.status === 'acked').length === 2, 5000, 'two ACKed sends');
+    const toAlice = await alice.waitFor((r) => r.message?.content === 'to alice');
+    const toBob = await bob.waitFor((r) => r.message?.content === 'to bob');
+    assert.equal(toAlice.format, 'binary');
+    assert.equal(toBob.format, 'json');
+    assert.equal(toAlice.message!.sender, gw.gateway.info.address);
+    assert.equal(toAlice.message!.app_id, 'clawling-gateway');
+    assert.deepEqual(results().find((r) => r.request_id === 'r1' && r.status === 'sent')?.via, ['sim0/alice']);
+
+    await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: alice.address, content: 'x', metadata: { ack_for: 'forged' }, request_id: 'r3' }), { qos: 1 });
+    await rec.client.publishAsync(`${BASE}/send`, '{not json', { qos: 1 });
+    await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: alice.address, content: 'x', sender: 'someone-else', request_id: 'r4' }), { qos: 1 });
+    await rec.until(() => results().filter((r) => r.status === 'rejected').length === 3, 5000, 'three rejections');
+    const codes = results().filter((r) => r.status === 'rejected').map((r) => r.error?.code).sort();
+    assert.deepEqual(codes, ['BAD_SENDER', 'RESERVED_METADATA_KEY', 'SEND_BAD_JSON']);
+    assert.equal(alice.received().some((m) => m.content === 'x'), false);
+
+    for (const p of [alice, bob, gw.peer('sim1', 'carol')]) p.vanish();
+    await eventually(() => gw.gateway.router.neighbours().length === 0, 5000, 'no neighbours');
+    await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: alice.address, content: 'nobody', request_id: 'r5' }), { qos: 1 });
+    await rec.until(() => results().some((r) => r.request_id === 'r5' && r.status === 'no_route'), 5000, 'no route');
+  });
+
+  it('answers on the MQTT 3.1.1 broker after falling back from MQTT 5 (aedes)', () => {
+    assert.equal(gw.gateway.mqtt?.protocolVersion, 4);
+  });
+
+  it('publishes retained bridge state, info, radio and peer availability, and follows a peer that leaves and returns', async () => {
+    await rec.until(() => rec.on(`${BASE}/bridge/state`).some((m) => m.payload.toString() === 'online'), 5000, 'online');
+    const info = rec.json<{ address: string; mqtt_protocol: string }>(`${BASE}/bridge/info`)[0]!;
+    assert.equal(info.address, gw.gateway.info.address);
+    assert.equal(info.mqtt_protocol, '3.1.1');
+    await rec.until(() => rec.json<{ state: string }>(`${BASE}/radios/sim0/state`).some((s) => s.state === 'ready'), 5000, 'radio state');
+    await rec.until(() => rec.json<{ connected: boolean }>(`${BASE}/radios/sim0/peers/alice`).some((s) => s.connected), 5000, 'peer up');
+
+    const alice = gw.peer('sim0', 'alice');
+    alice.vanish();
+    await rec.until(() => rec.json<{ connected: boolean }>(`${BASE}/radios/sim0/peers/alice`).at(-1)?.connected === false, 5000, 'peer down');
+    alice.appear();
+    await rec.until(() => rec.json<{ connected: boolean }>(`${BASE}/radios/sim0/peers/alice`).at(-1)?.connected === true, 5000, 'peer back');
+    // Traffic flows again after the return.
+    const m = text(alice, gw.gateway.info.address, 'back again');
+    await alice.send(m);
+    await alice.waitFor(ackFor(m.id.toString()));
+
+    // A late subscriber sees the present at once (retained).
+    const late = await Recorder.connect(broker.url, [`${BASE}/bridge/state`, `${BASE}/radios/+/peers/+`]);
+    await late.until(() => late.on(`${BASE}/bridge/state`).length === 1 && late.on(`${BASE}/radios/sim0/peers/alice`).length === 1, 5000, 'retained');
+    assert.ok(late.messages.every((x) => x.retain));
+    await late.close();
+  });
+
+  it('announces itself to Home Assistant and does so again on its birth message', async () => {
+    const configs = () => rec.messages.filter((m) => m.topic.startsWith('homeassistant/sensor/clawling_gw-test/'));
+    await rec.until(() => configs().length === 5, 5000, 'five discovery configs');
+    const byObject = new Map(configs().map((m) => [m.topic.split('/')[3], JSON.parse(m.payload.toString()) as Record<string, unknown>]));
+    assert.deepEqual([...byObject.keys()].sort(), ['messages_per_s', 'outbox', 'peers', 'radio_sim0_state', 'radio_sim1_state']);
+    const rate = byObject.get('messages_per_s')!;
+    assert.equal(rate.state_topic, `${BASE}/bridge/health`);
+    assert.equal(rate.availability_topic, `${BASE}/bridge/state`);
+    assert.deepEqual((rate.device as { identifiers: string[] }).identifiers, ['clawling_gw-test']);
+    assert.equal(byObject.get('radio_sim0_state')!.state_topic, `${BASE}/radios/sim0/state`);
+    await rec.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
+    await rec.until(() => configs().length === 10, 5000, 'republished');
+    await rec.client.publishAsync('homeassistant/status', 'offline', { qos: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(configs().length, 10, 'offline does not trigger discovery');
+  });
+
+  it('serves /health, /metrics and a self-refreshing status page on loopback', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    const m = text(alice, gw.gateway.info.address, '<script>x</script>', { app_id: 'app<&>' });
+    await alice.send(m);
+    await alice.waitFor(ackFor(m.id.toString()));
+    const base = gw.gateway.statusUrl!;
+    assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const health = await get(`${base}/health`);
+    assert.equal(health.status, 200);
+    const h = JSON.parse(health.body) as { status: string; radios: Array<{ id: string; state: string }>; mqtt: { connected: boolean } };
+    assert.equal(h.status, 'ok');
+    assert.deepEqual(h.radios.map((r) => `${r.id}:${r.state}`), ['sim0:ready', 'sim1:ready']);
+    assert.equal(h.mqtt.connected, true);
+    const metrics = await get(`${base}/metrics`);
+    assert.match(metrics.type, /^text\/plain; version=0\.0\.4/);
+    assert.match(metrics.body, /^clawling_gateway_messages_received_total\{radio="sim0"\} 1$/m);
+    assert.match(metrics.body, /^clawling_gateway_acks_sent_total 1$/m);
+    assert.match(metrics.body, /^clawling_gateway_queue_depth\{queue="mqtt"\} 0$/m);
+    assert.match(metrics.body, /^clawling_gateway_neighbours 3$/m);
+    const page = await get(`${base}/`);
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<meta http-equiv="refresh" content="\d+">/);
+    assert.match(page.body, /sim1/);
+    assert.match(page.body, /app&#60;&#38;&#62;/, 'mesh text is escaped');
+    assert.ok(!page.body.includes('<script>'), 'message content never reaches the page');
+    assert.equal((await get(`${base}/nope`)).status, 404);
+  });
+
+  it('publishes offline on a graceful stop', async () => {
+    await rec.until(() => rec.on(`${BASE}/bridge/state`).some((m) => m.payload.toString() === 'online'));
+    await gw.stop();
+    await rec.until(() => rec.on(`${BASE}/bridge/state`).at(-1)?.payload.toString() === 'offline', 5000, 'offline');
+  });
+});

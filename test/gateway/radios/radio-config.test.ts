@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import Ajv from 'ajv';
+import { RADIO_CONFIG_SCHEMA, resolveRadioConfig, type RadioConfig } from '../../../gateway/radios/radio-config';
+import { RadioError } from '../../../gateway/radios/radio';
+
+function problem(config: unknown): string | undefined {
+  try {
+    resolveRadioConfig(config as RadioConfig, 'radios[0]');
+  } catch (err) {
+    assert.ok(err instanceof RadioError && err.code === 'BAD_CONFIG', String(err));
+    return err.details?.path as string;
+  }
+  return undefined;
+}
+
+describe('gateway/radios radio-config', () => {
+  it('fills the documented defaults', () => {
+    assert.deepEqual(resolveRadioConfig({ id: 'ble0', kind: 'ble' }), {
+      id: 'ble0',
+      kind: 'ble',
+      queueLimit: 64,
+      queueByteLimit: 4 * 1_048_576,
+      reconnect: { initialMs: 1000, maxMs: 60_000 },
+      adapter: 0,
+      serviceUuid: '6E400001-B5A3-F393-E0A9-E50E24DCCA9E',
+      maxPeers: 4,
+      connectTimeoutMs: 10_000,
+      handshakeTimeoutMs: 15_000,
+      minWriteGapMs: 20,
+      writeGateMs: 30,
+      requireIdentity: true,
+      allowPeers: [],
+      scanRestartMs: 5_000,
+      discoveryWindowMs: 250,
+    });
+    const serial = resolveRadioConfig({ id: 'usb0', kind: 'serial', path: '/dev/ttyACM0' });
+    assert.deepEqual(serial.reconnect, { initialMs: 500, maxMs: 30_000 });
+    assert.equal(serial.kind === 'serial' && serial.baudRate, 115_200);
+    const sim = resolveRadioConfig({ id: 'sim0', kind: 'simulated', peers: [{ id: 'a' }] });
+    assert.deepEqual(sim.kind === 'simulated' && sim.peers, [{ id: 'a', wireVersions: [1], autoAck: true }]);
+  });
+
+  it('reads adapters as hciN or a number, and allow_peers ids without colons', () => {
+    const r = resolveRadioConfig({ id: 'ble1', kind: 'ble', adapter: 'hci1', allow_peers: ['AA:BB:CC:DD:EE:FF', 'off1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqn8antf'] });
+    assert.ok(r.kind === 'ble');
+    assert.equal(r.adapter, 1);
+    assert.deepEqual(r.allowPeers, ['aabbccddeeff', 'off1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqn8antf']);
+    assert.equal((resolveRadioConfig({ id: 'ble1', kind: 'ble', adapter: 2 }) as { adapter: number }).adapter, 2);
+  });
+
+  it('names the offending setting by its path', () => {
+    assert.equal(problem({ id: 'Bad Id', kind: 'ble' }), 'radios[0].id');
+    assert.equal(problem({ id: 'x', kind: 'radio' }), 'radios[0].kind');
+    assert.equal(problem({ id: 'x', kind: 'ble', adapter: 'usb0' }), 'radios[0].adapter');
+    assert.equal(problem({ id: 'x', kind: 'ble', max_peers: 0 }), 'radios[0].max_peers');
+    assert.equal(problem({ id: 'x', kind: 'ble', reconnect: { initial_ms: 5000, max_ms: 100 } }), 'radios[0].reconnect.max_ms');
+    assert.equal(problem({ id: 'x', kind: 'ble', require_identity: 'yes' }), 'radios[0].require_identity');
+    assert.equal(problem({ id: 'x', kind: 'serial' }), 'radios[0].path');
+    assert.equal(problem({ id: 'x', kind: 'serial', match: { colour: 'red' } }), 'radios[0].match.colour');
+    assert.equal(problem({ id: 'x', kind: 'serial', path: '/dev/x', max_frame_bytes: 2_000_000 }), 'radios[0].max_frame_bytes');
+    assert.equal(problem({ id: 'x', kind: 'simulated', peers: [{ id: 'a' }, { id: 'a' }] }), 'radios[0].peers[1].id');
+    assert.equal(problem({ id: 'x', kind: 'simulated', peers: [{ id: 'a', wire_versions: [300] }] }), 'radios[0].peers[0].wire_versions');
+    assert.equal(problem({ id: 'x', kind: 'simulated', peers: [{ id: 'a', talk: {} }] }), 'radios[0].peers[0].talk.every_ms');
+    assert.equal(problem(null), 'radios[0]');
+  });
+
+  it('has a JSON schema that agrees with the resolver on good and bad entries', () => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const validate = ajv.compile(RADIO_CONFIG_SCHEMA);
+    const good: unknown[] = [
+      { id: 'ble0', kind: 'ble', adapter: 'hci0', allow_peers: ['aabbccddeeff'] },
+      { id: 'usb0', kind: 'serial', match: { vendor_id: '2fe3' } },
+      { id: 'sim0', kind: 'simulated', peers: [{ id: 'a', talk: { every_ms: 1000 } }] },
+    ];
+    const bad: unknown[] = [
+      { id: 'ble0', kind: 'ble', colour: 'red' },
+      { id: 'usb0', kind: 'serial' },
+      { id: 'sim0', kind: 'simulated', peers: [{ id: 'a', talk: {} }] },
+      { id: 'Caps', kind: 'ble' },
+    ];
+    for (const c of good) {
+      assert.equal(validate(c), true, JSON.stringify(validate.errors));
+      assert.equal(problem(c), undefined);
+    }
+    for (const c of bad) assert.equal(validate(c), false, JSON.stringify(c));
+  });
+});

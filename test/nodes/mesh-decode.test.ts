@@ -1,0 +1,195 @@
+/**
+ * The mesh-decode node in Node-RED 4.1 (test helper): frames of either codec in, message objects out, BLE
+ * fragments reassembled across messages, refusals to Catch with their code; and mesh-encode → mesh-decode wired.
+ */
+import assert from 'node:assert/strict';
+import { encodeFragments } from '../../lib/mesh/ble-fragment';
+import { encodeFrame } from '../../lib/mesh/frame';
+import { LAMPORT_CLOCK_MAX } from '../../lib/mesh/message';
+import { baseMessage, fullMessage } from '../lib/mesh/fixtures';
+import { nextMessage, useNodeRed } from '../support/node-red';
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+const encodeNode = require('../../nodes/mesh-encode');
+const decodeNode = require('../../nodes/mesh-decode');
+const catchNode = require('@node-red/nodes/core/common/25-catch.js');
+const statusNode = require('@node-red/nodes/core/common/25-status.js');
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+type Flow = Parameters<ReturnType<typeof useNodeRed>['load']>[1];
+type Msg = Record<string, unknown> & {
+  payload?: unknown;
+  error?: { code?: string; message?: string };
+  status?: { text?: string; fill?: string };
+};
+
+interface TestNode {
+  on(event: 'input', cb: (msg: Msg) => void): void;
+  once(event: 'input', cb: (msg: Msg) => void): void;
+  receive(msg: Record<string, unknown>): void;
+}
+
+function collect(node: TestNode, count: number): Promise<Msg[]> {
+  return new Promise((resolve) => {
+    const got: Msg[] = [];
+    node.on('input', (msg) => {
+      got.push(msg);
+      if (got.length === count) resolve(got);
+    });
+  });
+}
+
+describe('mesh-decode node', function () {
+  this.timeout(20_000);
+  const helper = useNodeRed();
+
+  async function load(config: Record<string, unknown> = {}): Promise<Record<'dec' | 'out' | 'caught' | 'statuses', TestNode>> {
+    const at = { z: 'tab', x: 100, y: 100 };
+    const flow = [
+      { id: 'tab', type: 'tab' },
+      { id: 'dec', type: 'mesh-decode', ...at, wires: [['out']], ...config },
+      { id: 'out', type: 'helper', ...at },
+      { id: 'catch', type: 'catch', ...at, scope: ['dec'], wires: [['caught']] },
+      { id: 'caught', type: 'helper', ...at },
+      { id: 'status', type: 'status', ...at, scope: ['dec'], wires: [['statuses']] },
+      { id: 'statuses', type: 'helper', ...at },
+    ];
+    await helper.load([decodeNode, catchNode, statusNode], flow as Flow);
+    const get = (id: string): TestNode => helper.getNode(id) as unknown as TestNode;
+    return { dec: get('dec'), out: get('out'), caught: get('caught'), statuses: get('statuses') };
+  }
+
+  it('decodes a binary v1 frame into the plain form and says which codec arrived', async () => {
+    const n = await load();
+    const out = nextMessage<Msg>(n.out);
+    n.dec.receive({ payload: Buffer.from(encodeFrame(fullMessage(), 'binary')), topic: 't' });
+    const msg = await out;
+    const p = msg.payload as Record<string, unknown>;
+    assert.equal(msg.format, 'binary');
+    assert.equal(msg.topic, 't');
+    assert.equal(p.id, '67e55044-10b1-426f-9247-bb680e5fe0c8');
+    assert.equal(msg.messageId, p.id);
+    assert.equal(p.lamport_clock, 9007199254740993n);
+    assert.equal(p.reply_to_msg, '00112233-4455-6677-8899-aabbccddeeff');
+    assert.ok(Buffer.isBuffer(p.binary_content));
+    assert.deepEqual(p.metadata, { zeta: 'last', alpha: 'first', ключ: 'значение' });
+  });
+
+  it('decodes JSON floor frames given as a Buffer, as text and as base64', async () => {
+    const n = await load();
+    const frame = Buffer.from(encodeFrame(baseMessage({ content: 'hi' }), 'json'));
+    const outs = collect(n.out, 3);
+    n.dec.receive({ payload: frame });
+    n.dec.receive({ payload: frame.toString('utf8') });
+    n.dec.receive({ payload: Buffer.from(encodeFrame(baseMessage({ content: 'hi' }), 'binary')).toString('base64') });
+    const got = await outs;
+    assert.deepEqual(
+      got.map((m) => [m.format, (m.payload as { content: string }).content]),
+      [
+        ['json', 'hi'],
+        ['json', 'hi'],
+        ['binary', 'hi'],
+      ],
+    );
+  });
+
+  it('clamps an adversarial Lamport clock instead of refusing the message', async () => {
+    const n = await load();
+    const out = nextMessage<Msg>(n.out);
+    const text = Buffer.from(encodeFrame(baseMessage(), 'json')).toString().replace('"lamport_clock":0', '"lamport_clock":18446744073709551615');
+    n.dec.receive({ payload: text });
+    assert.equal(((await out).payload as { lamport_clock: bigint }).lamport_clock, LAMPORT_CLOCK_MAX);
+  });
+
+  it('sends a refused frame to Catch with msg.error.code and shows the code in its status', async () => {
+    const n = await load();
+    const caught = collect(n.caught, 4);
+    const statuses = collect(n.statuses, 4);
+    const frame = Buffer.from(encodeFrame(baseMessage(), 'binary'));
+    n.dec.receive({ payload: frame.subarray(0, 20) });
+    n.dec.receive({ payload: Buffer.from('{"id":"x"}') });
+    n.dec.receive({ payload: 'not base64!' });
+    n.dec.receive({ payload: 42 });
+    const codes = (await caught).map((m) => m.error?.code);
+    assert.deepEqual(codes, ['TRUNCATED', 'BAD_UUID', 'BAD_BASE64', 'NOT_BYTES']);
+    const last = (await statuses)[3];
+    assert.equal(last.status?.fill, 'red');
+    assert.match(String(last.status?.text), /4 failed \(NOT_BYTES\)/);
+  });
+
+  it('reassembles fragments arriving one per message, in any order, and sends one message when complete', async () => {
+    const n = await load({ reassemble: true });
+    const m = baseMessage({ content: 'z'.repeat(900) });
+    const fragments = encodeFragments(encodeFrame(m, 'binary'), m.id.toString(), 185).reverse();
+    assert.ok(fragments.length > 2);
+    const out = nextMessage<Msg>(n.out);
+    const statuses = collect(n.statuses, 1);
+    for (const f of fragments) n.dec.receive({ payload: Buffer.from(f) });
+    const msg = await out;
+    assert.equal((msg.payload as { content: string }).content.length, 900);
+    assert.equal(msg.format, 'binary');
+    // The helper's RED._ returns the key itself; the blue ring is the in-progress state.
+    const [first] = await statuses;
+    assert.equal(first.status?.fill, 'blue');
+    assert.equal(first.status?.text, 'mesh-decode.status.assembling');
+  });
+
+  it('reports a bad fragment to Catch and still completes the message from good ones', async () => {
+    const n = await load({ reassemble: true });
+    const m = baseMessage({ content: 'q'.repeat(400) });
+    const fragments = encodeFragments(encodeFrame(m, 'json'), m.id.toString(), 185);
+    const caught = nextMessage<Msg>(n.caught);
+    const out = nextMessage<Msg>(n.out);
+    const bad = Buffer.from(fragments[0]);
+    bad.writeUInt16LE(7, 4 + 36 + 2); // total 7 ≠ the assembly's
+    n.dec.receive({ payload: Buffer.from(fragments[0]) });
+    n.dec.receive({ payload: bad });
+    for (const f of fragments.slice(1)) n.dec.receive({ payload: Buffer.from(f) });
+    assert.equal((await caught).error?.code, 'FRAGMENT_TOTAL_MISMATCH');
+    assert.equal(((await out).payload as { content: string }).content, 'q'.repeat(400));
+  });
+
+  it('lets whole frames through while reassembling, and takes an array of fragments in one message', async () => {
+    const n = await load({ reassemble: true });
+    const m = baseMessage({ content: 'w'.repeat(500) });
+    const outs = collect(n.out, 2);
+    n.dec.receive({ payload: Buffer.from(encodeFrame(baseMessage(), 'binary')) });
+    n.dec.receive({ payload: encodeFragments(encodeFrame(m, 'binary'), m.id.toString(), 185).map((f) => Buffer.from(f)) });
+    const [whole, assembled] = await outs;
+    assert.equal((whole.payload as { content: string }).content, '');
+    assert.equal((assembled.payload as { content: string }).content.length, 500);
+  });
+
+  it('works wired after mesh-encode: fragments cross as separate messages and arrive as the message sent', async () => {
+    const at = { z: 'tab', x: 100, y: 100 };
+    const flow = [
+      { id: 'tab', type: 'tab' },
+      { id: 'enc', type: 'mesh-encode', ...at, format: 'binary', fragment: true, mtu: '185', wires: [['dec']] },
+      { id: 'dec', type: 'mesh-decode', ...at, reassemble: true, wires: [['out']] },
+      { id: 'out', type: 'helper', ...at },
+    ];
+    await helper.load([encodeNode, decodeNode], flow as Flow);
+    const out = nextMessage<Msg>(helper.getNode('out') as unknown as TestNode);
+    const input = {
+      id: '{11111111-2222-4333-8444-555555555555}',
+      sender: 'kitchen-sensor',
+      recipient: 'gateway',
+      app_id: 'home',
+      content: 'temperature report '.repeat(30),
+      priority: 'High',
+      metadata: { room: 'kitchen', unit: '°C' },
+      binary_content: Buffer.from([1, 2, 3]),
+      lamport_clock: '9007199254740993',
+    };
+    (helper.getNode('enc') as unknown as TestNode).receive({ payload: input });
+    const msg = await out;
+    const p = msg.payload as Record<string, unknown>;
+    assert.equal(p.id, '11111111-2222-4333-8444-555555555555');
+    assert.equal(p.content, input.content);
+    assert.equal(p.priority, 'high');
+    assert.deepEqual(p.metadata, input.metadata);
+    assert.deepEqual([...(p.binary_content as Buffer)], [1, 2, 3]);
+    assert.equal(p.lamport_clock, 9007199254740993n);
+    assert.equal(msg.format, 'binary');
+  });
+});
