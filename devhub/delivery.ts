@@ -107,7 +107,9 @@ function writeRow(ctx: HubContext, session: Session, row: InboxRow): void {
   session.write(text, (ok) => {
     if (legacy) {
       session.pendingWrites--;
-      if (ok) ctx.inbox.advanceCursor(user, session.deviceId, row.seq);
+      if (!ok) session.writeFailed = true;
+      if (session.writeFailed) return;
+      ctx.inbox.advanceCursor(user, session.deviceId, row.seq);
       if (session.pendingWrites === 0 && session.skipAdvance > 0) {
         ctx.inbox.advanceCursor(user, session.deviceId, session.skipAdvance);
         session.skipAdvance = 0;
@@ -121,6 +123,7 @@ function writeRow(ctx: HubContext, session: Session, row: InboxRow): void {
 
 function skipRow(ctx: HubContext, session: Session, row: InboxRow): void {
   if (session.v1 || session.v2) return; // v1 acks cover skipped rows; v2 coverage rides on the next dseq or a sync.mark
+  if (session.writeFailed) return;
   if (session.pendingWrites === 0) ctx.inbox.advanceCursor(session.user!.id, session.deviceId, row.seq);
   else session.skipAdvance = Math.max(session.skipAdvance, row.seq);
 }

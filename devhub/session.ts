@@ -7,7 +7,7 @@
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { HubUser } from './directory';
-import type { AckMode, ConnectionPhase, DeviceInfo } from './types';
+import type { AckMode, ConnectionPhase, DeviceInfo, DropMode } from './types';
 import type { InboxRow } from './inbox';
 
 export const CAPABILITIES = [
@@ -71,7 +71,7 @@ export class Session {
   readonly presence = new Set<string>();
   framesSent = 0;
   dropped = 0;
-  dropAfter: { remaining: number; mode: 'terminate' | 'close' } | undefined;
+  dropAfter: { remaining: number; mode: DropMode } | undefined;
   /** The drop-after fault fired: the socket is about to go and takes no more frames. */
   dropping = false;
   /** Uplinks that arrived between `connect` and `hello-ok`. */
@@ -87,6 +87,8 @@ export class Session {
   /** Legacy advance-on-write: writes not yet confirmed, and the skipped seq to apply once they are. */
   pendingWrites = 0;
   skipAdvance = 0;
+  /** A write failed: from here on nothing may move this connection's legacy cursor (the failed row must replay). */
+  writeFailed = false;
   closeCode: number | undefined;
 
   constructor(
@@ -166,9 +168,15 @@ export class Session {
     return this.write(text);
   }
 
-  drop(mode: 'terminate' | 'close'): void {
+  /** Ends the connection the way a fault asks: TCP FIN after what was written, a bare destroy, or a status-less close frame. */
+  drop(mode: DropMode): void {
+    this.dropping = true;
     if (mode === 'close') this.ws.close();
-    else this.ws.terminate();
+    else if (mode === 'terminate') this.ws.terminate();
+    else {
+      this.socket.end();
+      setTimeout(() => this.socket.destroy(), 1000).unref();
+    }
   }
 
   info(): DeviceInfo {

@@ -104,11 +104,17 @@ export interface DelayAcksInput extends AckFaultInput {
   ms: number;
 }
 
+/**
+ * `end` (default): the TCP connection ends right after what was already written, with no close frame (the client
+ * sees 1006 and has every frame written before). `terminate`: the socket is destroyed at once, and frames still in
+ * flight may be lost, as on a real network failure. `close`: a close frame with no status (1005), like a server kick.
+ */
+export type DropMode = 'end' | 'terminate' | 'close';
+
 export interface DropConnectionInput {
   /** Drop after this many more downlink frames have been written (default 0: now). */
   after_frames?: number;
-  /** `terminate` (default): the TCP socket dies, the client sees 1006. `close`: a close frame with no status (1005), as a server kick. */
-  mode?: 'terminate' | 'close';
+  mode?: DropMode;
 }
 
 /** What the poison frame breaks: a `context.mentions` the mapper chokes on, a body that is not an object, or a payload that is a string. */

@@ -138,9 +138,16 @@ export class Gateway {
     return this.extension<Extension & { url?: string }>('status-http')?.url;
   }
 
+  private starting: Promise<void> | undefined;
+
   async start(): Promise<void> {
     if (this.state !== 'new') throw new GatewayError('ALREADY_STARTED', `start() called on a gateway that is ${this.state}`);
     this.state = 'starting';
+    this.starting = this.doStart();
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
     const config = this.config;
     try {
       this.identityValue = loadOrCreateIdentity(config.gateway.state_dir);
@@ -235,6 +242,8 @@ export class Gateway {
 
   /** Graceful stop; safe to call more than once and from a signal handler. */
   async stop(reason = 'stop'): Promise<void> {
+    // A signal during start: let the start finish (or fail) first, then stop what it built.
+    if (this.state === 'starting') await this.starting?.catch(() => undefined);
     if (this.state === 'stopped' || this.state === 'stopping') return;
     if (this.state === 'new') {
       this.state = 'stopped';

@@ -20,6 +20,8 @@ const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 function labelKey(labels: Labels): string {
   const keys = Object.keys(labels);
   if (keys.length === 0) return '';
+  // The hot path (one label, a counter per radio): no sort, no array.
+  if (keys.length === 1) return `${keys[0]}=${labels[keys[0]!]}`;
   keys.sort();
   return keys.map((k) => `${k}=${labels[k]}`).join('\u0000');
 }

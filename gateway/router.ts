@@ -67,6 +67,15 @@ interface PendingAck {
   timer: unknown;
 }
 
+/**
+ * A full peer queue is backpressure, not failure: the reference retries from 50 ms up to 2 s over 12 tries
+ * (mesh-reference-facts.md §3 "Pacing"). Parked writes are bounded so that a dead link cannot hoard memory.
+ */
+const BACKPRESSURE_FIRST_MS = 50;
+const BACKPRESSURE_MAX_MS = 2000;
+const BACKPRESSURE_TRIES = 12;
+const MAX_PARKED_WRITES = 4096;
+
 /** Every radio today carries BLE mesh frames (a serial radio is a BLE mesh node on USB); ACKs say so. */
 const ARRIVAL_TRANSPORT: Transport = 'ble';
 
@@ -126,6 +135,7 @@ export class MeshRouter implements MeshApi {
     sent: Counter;
   };
   private running = false;
+  private parked = 0;
 
   constructor(private readonly options: RouterOptions) {
     this.address = options.address;
@@ -179,6 +189,7 @@ export class MeshRouter implements MeshApi {
     for (const d of this.detach.splice(0)) d();
     for (const t of this.timers) this.options.clock.clearTimeout(t);
     this.timers.clear();
+    this.parked = 0;
     for (const [id, p] of this.pendingAcks) {
       this.options.clock.clearTimeout(p.timer);
       p.resolve(undefined);
@@ -397,14 +408,29 @@ export class MeshRouter implements MeshApi {
       const radio = this.options.radios.find((r) => r.id === n.radioId);
       if (!radio) continue;
       via.push(n.key);
-      radio.send(n.peer.id, frame).catch((err: unknown) => {
-        const code = (err as { code?: string }).code ?? 'WRITE_FAILED';
-        this.c.sendErrors.inc({ radio: n.radioId, code });
-        this.options.logger.debug({ radio: n.radioId, peer: n.peer.id, code, origin }, 'radio write failed');
-      });
+      this.write(radio, n, frame, origin, 0);
     }
     if (via.length) this.options.bus.emit('meshSent', { message, via, origin });
     return via;
+  }
+
+  private write(radio: Radio, n: Neighbour, frame: Uint8Array, origin: string, attempt: number): void {
+    radio.send(n.peer.id, frame).catch((err: unknown) => {
+      const code = (err as { code?: string }).code ?? 'WRITE_FAILED';
+      if (code === 'QUEUE_FULL' && attempt < BACKPRESSURE_TRIES && this.running && this.parked < MAX_PARKED_WRITES) {
+        this.parked += 1;
+        const delay = Math.min(BACKPRESSURE_MAX_MS, BACKPRESSURE_FIRST_MS * 2 ** attempt);
+        const t = this.options.clock.setTimeout(() => {
+          this.timers.delete(t);
+          this.parked -= 1;
+          if (this.running) this.write(radio, n, frame, origin, attempt + 1);
+        }, delay);
+        this.timers.add(t);
+        return;
+      }
+      this.c.sendErrors.inc({ radio: n.radioId, code });
+      this.options.logger.debug({ radio: n.radioId, peer: n.peer.id, code, origin, attempt }, 'radio write failed');
+    });
   }
 
   async send(message: MeshMessage): Promise<SendOutcome> {

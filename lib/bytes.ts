@@ -136,3 +136,28 @@ export function toCrockfordBase32(bytes: Uint8Array): string {
   }
   return out;
 }
+
+/**
+ * The inverse of `toCrockfordBase32` for a value of exactly `byteLength` bytes: upper-case canonical symbols only,
+ * and the left-padding bits must be zero (so every value has one spelling). `undefined` for anything else.
+ */
+export function fromCrockfordBase32(text: string, byteLength: number): Uint8Array | undefined {
+  const pad = (5 - ((byteLength * 8) % 5)) % 5;
+  if (text.length * 5 !== byteLength * 8 + pad) return undefined;
+  const out = new Uint8Array(byteLength);
+  let buffer = 0;
+  let bits = -pad;
+  let at = 0;
+  for (let i = 0; i < text.length; i++) {
+    const v = CROCKFORD.indexOf(text[i]!);
+    if (v < 0) return undefined;
+    if (i === 0 && pad > 0 && v >> (5 - pad) !== 0) return undefined;
+    buffer = ((buffer << 5) | v) & 0x1fff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out[at++] = (buffer >>> bits) & 0xff;
+    }
+  }
+  return out;
+}

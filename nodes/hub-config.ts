@@ -26,7 +26,6 @@ function line(message: string, fields?: Record<string, unknown>): string {
 export = function (RED: NodeAPI) {
   function HubConfig(this: ConfigInstance, def: HubConfigDef): void {
     RED.nodes.createNode(this, def);
-    const node = this;
     const t = RED._ as unknown as Translate;
     const resolved = resolveHubConfig(def, this.credentials, {
       userDir: (RED.settings as { userDir?: string }).userDir,
@@ -34,18 +33,18 @@ export = function (RED: NodeAPI) {
       hostname: os.hostname(),
     });
     const logger: HubLogger = {
-      debug: (message, fields) => node.debug(line(message, fields)),
-      info: (message, fields) => node.log(line(message, fields)),
-      warn: (message, fields) => node.warn(line(message, fields)),
-      error: (message, fields) => node.error(line(message, fields)),
+      debug: (message, fields) => this.debug(line(message, fields)),
+      info: (message, fields) => this.log(line(message, fields)),
+      warn: (message, fields) => this.warn(line(message, fields)),
+      error: (message, fields) => this.error(line(message, fields)),
     };
     const connection = new HubConnection({
-      open: () => openHubClient(resolved, logger, (message) => node.warn(message)),
+      open: () => openHubClient(resolved, logger, (message) => this.warn(message)),
       render: (status) => renderHubStatus(status, t),
       renderFailure,
       failed: (err) => {
         const coded = toCodedError(err);
-        node.error(`${coded.code}: ${coded.message}`);
+        this.error(`${coded.code}: ${coded.message}`);
       },
       backoffTickMs: BACKOFF_TICK_MS,
     });
@@ -59,7 +58,7 @@ export = function (RED: NodeAPI) {
     };
     this.deregister = (user: Node, done: () => void) => {
       connection.deregister(user.id).then(done, (err: unknown) => {
-        node.warn(`closing the hub connection: ${toCodedError(err).message}`);
+        this.warn(`closing the hub connection: ${toCodedError(err).message}`);
         done();
       });
     };
@@ -74,7 +73,7 @@ export = function (RED: NodeAPI) {
 
     this.on('close', (_removed: boolean, done: () => void) => {
       connection.close().then(done, (err: unknown) => {
-        node.warn(`closing the hub connection: ${toCodedError(err).message}`);
+        this.warn(`closing the hub connection: ${toCodedError(err).message}`);
         done();
       });
     });

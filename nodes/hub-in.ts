@@ -28,12 +28,11 @@ function list(value: string[] | string | undefined): string[] {
 export = function (RED: NodeAPI) {
   function HubIn(this: Node, def: HubInDef): void {
     RED.nodes.createNode(this, def);
-    const node = this;
     const status = new HubNodeStatus(this, RED._('hub-in.status.received'));
     const hub = RED.nodes.getNode(def.hub);
     const requested = def.events === undefined ? ['message'] : list(def.events);
     const unknown = requested.filter((e) => !isHubInEvent(e));
-    if (unknown.length > 0) node.warn(RED._('hub-in.errors.bad-events', { events: unknown.join(', ') }));
+    if (unknown.length > 0) this.warn(RED._('hub-in.errors.bad-events', { events: unknown.join(', ') }));
     const events = requested.filter(isHubInEvent);
     const chats = new Set(list(def.chats));
     const skipModes = def.skipModes !== false;
@@ -49,14 +48,14 @@ export = function (RED: NodeAPI) {
       (listeners as Record<string, (value: unknown) => void>)[HUB_IN_EVENTS[type as HubInEvent]] = (value) => {
         const p = map(value);
         if (!wanted(p)) return;
-        node.send({ topic: p.topic, payload: p.payload, hub: p.hub });
+        this.send({ topic: p.topic, payload: p.payload, hub: p.hub });
         status.passed();
       };
     }
 
     if (!isHubConfig(hub)) {
       status.set('red', 'ring', RED._('hub-in.errors.no-hub'));
-      node.error(RED._('hub-in.errors.no-hub'));
+      this.error(RED._('hub-in.errors.no-hub'));
     } else {
       hub.register(this, { onStatus: (view) => status.connection(view), listeners });
     }

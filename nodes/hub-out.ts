@@ -1,15 +1,14 @@
 /**
  * `hub-out`: what a flow says to the Message Hub through the selected hub-config's client: messages, replies,
  * reactions, typing, read cursors, presence subscriptions and streams (`msg.action`, documented in the help).
- * Output 1 passes the message on once the client accepted it; output 2 reports the hub's `message.ack` or
- * `message.error` for each durable send, with `msg._msgid` kept. Invalid input fails through `done(err)` with a
- * code. A send accepted while the hub is unreachable waits in the client's durable outbox and goes out on reconnect.
+ * Output 1 passes the message on once the client has it (a message: durably in its outbox); output 2 reports the
+ * hub's `message.ack` or `message.error` for each durable send, with `msg._msgid` kept. Invalid input fails
+ * through `done(err)` with a code. A send accepted while the hub is unreachable goes out on reconnect.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { createIdMinter } from '../lib/hub/ids';
-import type { HubClient, SendAck, SendRejection } from '../lib/hub';
+import { createIdMinter, type HubClient, type SendAck, type SendRejection } from '../lib/hub';
 import { fail } from './shared/fail';
-import { acceptedIntoOutbox } from './hub/accepted';
+import { QueuedWaiters } from './hub/acceptance';
 import { HubNodeError } from './hub/errors';
 import { HubNodeStatus } from './hub/node-status';
 import { parseOutRequest, type OutRequest } from './hub/outbound';
@@ -31,28 +30,34 @@ type Done = (err?: Error) => void;
 const STREAM_LIMIT = 64;
 const STREAM_IDLE_MS = 5 * 60_000;
 
-const LIFECYCLE_EVENTS = new Set(['message.created', 'message.add', 'message.done', 'message.failed']);
+/** The stream frame a refusal names, as the hub-out action that sent it. */
+const LIFECYCLE_ACTIONS: Record<string, string> = {
+  'message.created': 'stream-open',
+  'message.add': 'stream-append',
+  'message.done': 'stream-done',
+  'message.failed': 'stream-fail',
+};
 
 export = function (RED: NodeAPI) {
   function HubOut(this: Node, def: HubOutDef): void {
     RED.nodes.createNode(this, def);
-    const node = this;
     const status = new HubNodeStatus(this, RED._('hub-out.status.sent'));
     const hub = RED.nodes.getNode(def.hub);
     const defaults = { action: def.action ?? 'send', chatId: (def.chat ?? '').trim() };
     const ids = createIdMinter(() => Date.now());
     const subscribed = new Set<string>();
+    const waiters = new QueuedWaiters();
     let closed = false;
 
     const report = (base: Msg, payload: unknown, ok: boolean, code?: string): void => {
       if (closed) return;
       if (ok) status.passed();
       else status.failed(code ?? 'error');
-      node.send([null, { ...base, payload }]);
+      this.send([null, { ...base, payload }]);
     };
 
     const streams = new OpenStreams<Msg>(STREAM_LIMIT, STREAM_IDLE_MS, (entry, err) => {
-      node.warn(
+      this.warn(
         err === undefined
           ? `stream ${entry.writer.messageId} had no frame for ${STREAM_IDLE_MS / 1000} s and was ended with message.failed`
           : `stream ${entry.writer.messageId} is idle but could not be ended yet: ${(err as Error).message}`,
@@ -60,15 +65,15 @@ export = function (RED: NodeAPI) {
     });
 
     const onRejected = (r: SendRejection): void => {
-      if (!LIFECYCLE_EVENTS.has(r.event)) return;
-      const entry = streams.get(r.messageId);
-      if (entry) report(entry.context, rejectionReport('stream', r), false, r.code);
+      const action = LIFECYCLE_ACTIONS[r.event];
+      const entry = action === undefined ? undefined : streams.get(r.messageId);
+      if (entry) report(entry.context, rejectionReport(action, r), false, r.code);
     };
 
     if (!isHubConfig(hub)) {
       status.set('red', 'ring', RED._('hub-out.errors.no-hub'));
     } else {
-      hub.register(this, { onStatus: (view) => status.connection(view), listeners: { rejected: onRejected } });
+      hub.register(this, { onStatus: (view) => status.connection(view), listeners: { rejected: onRejected, queued: (q) => waiters.queued(q.messageId) } });
     }
 
     function clientOrThrow(): HubClient {
@@ -79,25 +84,38 @@ export = function (RED: NodeAPI) {
       throw new HubNodeError('HUB_UNAVAILABLE', why ? `the hub connection is unavailable: ${why.code}: ${why.message}` : 'the hub connection is not ready', why ? { cause: why.code } : undefined);
     }
 
-    /** A durable send: output 1 and done() at acceptance; output 2 when the hub answers. */
-    function durable(msg: Msg, action: string, chatId: string, answer: Promise<SendAck>, send: Send, done: Done, messageId: string | undefined): void {
-      acceptedIntoOutbox(answer).then(
-        () => {
-          // Output 2 carries the message as it was, whatever happens downstream of output 1 meanwhile.
-          const base = RED.util.cloneMessage(msg) as Msg;
-          if (messageId !== undefined) msg.message_id = messageId;
-          msg.chat_id = chatId;
-          send([msg, null]);
-          done();
-          answer.then(
-            (ack) => report(base, ackReport(action, ack), true),
-            (err: unknown) => {
-              const r = failureReport(action, err);
-              if (r) report(base, { ...r, chat_id: r.chat_id ?? chatId, message_id: r.message_id ?? messageId }, false, r.code);
-            },
-          );
+    /**
+     * A durable send: output 1 and done() once the client has it in its outbox (`queued`); output 2 when the hub
+     * answers. A refusal before that is the flow's error, through done(err).
+     */
+    function durable(msg: Msg, action: string, chatId: string, messageId: string, answer: Promise<SendAck>, send: Send, done: Done, ownId: boolean): void {
+      // Output 2 carries the message as it came in, whatever happens downstream of output 1 meanwhile.
+      const base = RED.util.cloneMessage(msg) as Msg;
+      let accepted = false;
+      const accept = (): void => {
+        if (accepted) return;
+        accepted = true;
+        cancel();
+        if (ownId) msg.message_id = messageId;
+        msg.chat_id = chatId;
+        if (!closed) send([msg, null]);
+        done();
+      };
+      const cancel = waiters.wait(messageId, accept);
+      answer.then(
+        (ack) => {
+          accept();
+          report(base, ackReport(action, ack), true);
         },
-        (err: unknown) => fail(err, status, done),
+        (err: unknown) => {
+          if (!accepted) {
+            cancel();
+            fail(err, status, done);
+            return;
+          }
+          const r = failureReport(action, err);
+          if (r) report(base, { ...r, chat_id: r.chat_id ?? chatId, message_id: r.message_id ?? messageId }, false, r.code);
+        },
       );
     }
 
@@ -110,11 +128,12 @@ export = function (RED: NodeAPI) {
         case 'send':
         case 'reply': {
           const messageId = req.input.messageId ?? ids.messageId();
-          durable(msg, req.action, req.input.chatId, client.send({ ...req.input, messageId }), send, done, messageId);
+          durable(msg, req.action, req.input.chatId, messageId, client.send({ ...req.input, messageId }), send, done, true);
           return;
         }
         case 'react':
-          durable(msg, req.action, req.input.chatId, client.react(req.input), send, done, undefined);
+          // A reaction is queued under its last-write-wins slot id, `rxn:<target>:<reactor>` (ReactionEvent.slotId).
+          durable(msg, req.action, req.input.chatId, `rxn:${req.input.targetMessageId}:${client.userId}`, client.react(req.input), send, done, false);
           return;
         case 'typing':
           client.setTyping(req.chatId, req.isTyping);
@@ -165,7 +184,7 @@ export = function (RED: NodeAPI) {
           streams.touch(entry);
           msg.stream_id = entry.writer.messageId;
           if (!req.finalize) return pass();
-          durable(msg, 'stream-done', entry.writer.chatId, entry.writer.finalize(req.finalize), send, done, entry.writer.messageId);
+          durable(msg, 'stream-done', entry.writer.chatId, entry.writer.messageId, entry.writer.finalize(req.finalize), send, done, true);
           return;
         }
       }

@@ -177,8 +177,8 @@ export class Admin implements DevHubAdmin {
   dropConnection(target: DeviceRef, input: DropConnectionInput = {}): number {
     const obj = object(input, 'input');
     const after = int(obj, 'after_frames') ?? 0;
-    const mode = obj.mode ?? 'terminate';
-    if (mode !== 'terminate' && mode !== 'close') bad('mode must be "terminate" or "close"');
+    const mode = obj.mode ?? 'end';
+    if (mode !== 'end' && mode !== 'terminate' && mode !== 'close') bad('mode must be "end", "terminate" or "close"');
     const sessions = this.sessions(target);
     for (const session of sessions) {
       if (after === 0) {

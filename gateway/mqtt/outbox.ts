@@ -121,16 +121,12 @@ export class MqttOutbox {
     // `get` reads one row at a time, so a full outbox never sits in memory at once.
     const head = this.queue.peek(1)[0];
     if (head) {
-      let seq = head.seq;
+      // Seqs never exceed the number of pushes ever made, so this bound ends the walk even across a wide gap.
+      const last = head.seq + this.queue.counters().pushed;
       let found = 0;
-      let misses = 0;
-      while (found < this.depthValue && misses <= this.depthValue + LOAD_BATCH) {
+      for (let seq = head.seq; found < this.depthValue && seq <= last; seq += 1) {
         const item = this.queue.get(seq);
-        seq += 1;
-        if (!item) {
-          misses += 1;
-          continue;
-        }
+        if (!item) continue;
         found += 1;
         const e = decodeItem(item.seq, item.value);
         if (e) this.pendingById.set(e.id, e.seq);

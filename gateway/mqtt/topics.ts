@@ -4,8 +4,12 @@
  */
 
 /** `/`, `+`, `#`, NUL and `%` cannot appear raw in one topic level; they are percent-encoded (`%2F`, …). */
+const UNSAFE_IN_LEVEL = new Set(['/', '+', '#', '%', String.fromCharCode(0)]);
+
 export function topicLevel(text: string): string {
-  return text.replace(/[/+#\u0000%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  let out = '';
+  for (const c of text) out += UNSAFE_IN_LEVEL.has(c) ? `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : c;
+  return out;
 }
 
 export class Topics {

@@ -65,20 +65,20 @@ interface NobleModule {
 
 /** The real noble on the chosen adapter. Throws `RadioError` `UNSUPPORTED` naming the package when it does not load. */
 export const loadNoble: NobleFactory = ({ adapter }) => {
-  let mod: NobleModule;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    mod = require('@stoprocent/noble') as NobleModule;
+    const mod = require('@stoprocent/noble') as NobleModule;
+    // HCI is the Linux binding and the only one with adapter choice; elsewhere noble picks the platform's own.
+    // The binding loads its native HCI socket module here, so a missing prebuild also surfaces here.
+    return process.platform === 'linux' ? mod.withBindings('hci', { deviceId: adapter }) : mod.withBindings('default', {});
   } catch (err) {
     throw new RadioError(
       'UNSUPPORTED',
-      `the optional package @stoprocent/noble is not available (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); install it with: npm install @stoprocent/noble`,
+      `the optional package @stoprocent/noble is not usable here (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); install it with: npm install @stoprocent/noble`,
       { package: '@stoprocent/noble' },
       { cause: err },
     );
   }
-  // HCI is the Linux binding and the only one with adapter choice; elsewhere noble picks the platform's own.
-  return process.platform === 'linux' ? mod.withBindings('hci', { deviceId: adapter }) : mod.withBindings('default', {});
 };
 
 /** noble's HCI binding compares UUIDs as lowercase hex without dashes; anything else never matches. */

@@ -82,12 +82,6 @@ export function valueSize(value: Uint8Array, kind: ValueKind): number {
   return kind === 'empty' ? 0 : mlsVarintSize(value.length) + value.length;
 }
 
-/** Checks a key's own form before it is used (an inbox key has 32 bytes, a component key two). */
-export function checkKeyForm(key: Uint8Array, kind: KeyKind): void {
-  if (kind === 'inbox' && key.length !== 32) throw new DictionaryError('INVALID_INBOX_ID', `an inbox id key has 32 bytes, got ${key.length}`);
-  if (kind === 'component' && key.length !== 2) throw new DictionaryError('INVALID_ARGUMENT', 'a component key has two bytes');
-}
-
 export function decodeSnapshot(bytes: Uint8Array, shape: CollectionShape, context: string): Entry[] {
   const r = new ByteReader(bytes, context);
   const body = r.vVector('entries');

@@ -58,8 +58,9 @@ export class GroupView {
   }
 
   roles(actor: Uint8Array): ActorRoles {
-    this.superAdmins ??= this.decodeSet(ID.SUPER_ADMIN_LIST, SHAPES.setInbox);
-    this.admins ??= this.decodeSet(ID.ADMIN_LIST, SHAPES.setInbox);
+    // `null` (absent or undecodable) is a cached answer too, so test for `undefined` rather than use `??=`.
+    if (this.superAdmins === undefined) this.superAdmins = this.decodeSet(ID.SUPER_ADMIN_LIST, SHAPES.setInbox);
+    if (this.admins === undefined) this.admins = this.decodeSet(ID.ADMIN_LIST, SHAPES.setInbox);
     return {
       superAdmin: this.superAdmins !== null && findKey(this.superAdmins, actor) >= 0,
       admin: this.admins !== null && findKey(this.admins, actor) >= 0,
@@ -68,7 +69,7 @@ export class GroupView {
 
   /** How many super admins the list names; 0 when it is absent or does not decode. */
   superAdminCount(): number {
-    this.superAdmins ??= this.decodeSet(ID.SUPER_ADMIN_LIST, SHAPES.setInbox);
+    if (this.superAdmins === undefined) this.superAdmins = this.decodeSet(ID.SUPER_ADMIN_LIST, SHAPES.setInbox);
     return this.superAdmins?.length ?? 0;
   }
 

@@ -37,60 +37,85 @@ function compareRanges(a: Uint8Array, as: number, al: number, b: Uint8Array, bs:
   return al - bl;
 }
 
-/** Parses and checks a snapshot like `decodeSnapshot`, keeping offsets only. */
+/**
+ * Parses and checks a snapshot like `decodeSnapshot`, keeping offsets only. The entry loop reads the buffer
+ * directly (a method call per field is most of the cost at this size); the vector header and every error go
+ * through `ByteReader` so codes and messages match the entry path.
+ */
 export function indexSnapshot(bytes: Uint8Array, shape: CollectionShape, context: string): SnapshotIndex {
   if (shape.keyKind === 'component') throw new DictionaryError('INTERNAL', 'component-keyed snapshots take the entry path');
   const r = new ByteReader(bytes, context);
   const body = r.vVector('entries');
   r.expectEnd('entries');
-  // An entry takes at least two bytes (a set of byte strings: one length byte and one content byte, or one
-  // empty key), so this bounds the offset tables by the input size.
-  const cap = Math.max(1, (body.remaining >> 1) + 1);
-  let entryStart: Int32Array = new Int32Array(Math.min(cap, 64) + 1);
-  let keyStart: Int32Array = new Int32Array(entryStart.length);
-  let keyLen: Int32Array = new Int32Array(entryStart.length);
-  let valueStart: Int32Array = new Int32Array(entryStart.length);
-  let valueLen: Int32Array = new Int32Array(entryStart.length);
-  let n = 0;
+  const start = body.offset;
+  const end = start + body.remaining;
   const inbox = shape.keyKind === 'inbox';
   const hasValue = shape.valueKind === 'bytes';
-  while (!body.atEnd()) {
-    if (n + 1 >= entryStart.length) {
-      const size = Math.min(cap, entryStart.length * 2) + 1;
-      entryStart = grow(entryStart, size);
+  // The smallest entry bounds the count by the input size, so the tables are sized once for inbox keys.
+  const minEntry = inbox ? (hasValue ? 34 : 33) : hasValue ? 2 : 1;
+  const cap = Math.floor((end - start) / minEntry) + 1;
+  let size = inbox ? cap : Math.min(cap, 64 + ((end - start) >> 4));
+  let entryStart: Int32Array = new Int32Array(size + 1);
+  let keyStart: Int32Array = new Int32Array(size);
+  let keyLen: Int32Array = new Int32Array(size);
+  let valueStart: Int32Array = new Int32Array(size);
+  let valueLen: Int32Array = new Int32Array(size);
+  let n = 0;
+  let pos = start;
+  while (pos < end) {
+    if (n >= size) {
+      size = Math.min(cap, size * 2);
+      entryStart = grow(entryStart, size + 1);
       keyStart = grow(keyStart, size);
       keyLen = grow(keyLen, size);
       valueStart = grow(valueStart, size);
       valueLen = grow(valueLen, size);
     }
-    entryStart[n] = body.offset;
-    if (inbox) {
-      const at = body.offset;
-      const version = body.u8('key version');
-      if (version !== 0) {
-        throw new DictionaryError(
-          'INBOX_ID_VERSION',
-          `${context}: key at offset ${at} has version byte 0x${version.toString(16).padStart(2, '0')}, only 0x00 is defined`,
-          { offset: at },
-        );
+    entryStart[n] = pos;
+    let ks: number;
+    let kl: number;
+    if (inbox && pos + 33 <= end && bytes[pos] === 0) {
+      ks = pos + 1;
+      kl = 32;
+      pos += 33;
+    } else if (!inbox && pos < end && bytes[pos] < 0x40 && pos + 1 + bytes[pos] <= end) {
+      ks = pos + 1;
+      kl = bytes[pos];
+      pos += 1 + kl;
+    } else {
+      // The slow, exact path for anything unusual: the reader raises the precise error.
+      const sub = new ByteReader(bytes, context, pos, end);
+      if (inbox) {
+        sub.inboxId('key');
+        ks = pos + 1;
+        kl = 32;
+      } else {
+        kl = sub.mlsVarint('key length');
+        ks = sub.skip(kl, 'key');
       }
-      keyStart[n] = body.skip(32, 'key');
-      keyLen[n] = 32;
-    } else {
-      const len = body.mlsVarint('key length');
-      keyStart[n] = body.skip(len, 'key');
-      keyLen[n] = len;
+      pos = sub.offset;
     }
+    keyStart[n] = ks;
+    keyLen[n] = kl;
     if (hasValue) {
-      const len = body.mlsVarint('value length');
-      valueStart[n] = body.skip(len, 'value');
-      valueLen[n] = len;
+      const first = pos < end ? bytes[pos] : -1;
+      if (first >= 0 && first < 0x40 && pos + 1 + first <= end) {
+        valueStart[n] = pos + 1;
+        valueLen[n] = first;
+        pos += 1 + first;
+      } else {
+        const sub = new ByteReader(bytes, context, pos, end);
+        const len = sub.mlsVarint('value length');
+        valueStart[n] = sub.skip(len, 'value');
+        valueLen[n] = len;
+        pos = sub.offset;
+      }
     } else {
-      valueStart[n] = body.offset;
+      valueStart[n] = pos;
       valueLen[n] = 0;
     }
     if (n > 0) {
-      const c = compareRanges(bytes, keyStart[n - 1], keyLen[n - 1], bytes, keyStart[n], keyLen[n]);
+      const c = compareRanges(bytes, keyStart[n - 1], keyLen[n - 1], bytes, ks, kl);
       if (c >= 0) {
         throw new DictionaryError('SNAPSHOT_NOT_CANONICAL', `${context}: entry ${n} ${c === 0 ? 'repeats the previous key' : 'is not in ascending key order'}`, {
           entry: n,
@@ -99,7 +124,7 @@ export function indexSnapshot(bytes: Uint8Array, shape: CollectionShape, context
     }
     n++;
   }
-  entryStart[n] = body.offset;
+  entryStart[n] = pos;
   return { buf: bytes, shape, count: n, entryStart, keyStart, keyLen, valueStart, valueLen };
 }
 

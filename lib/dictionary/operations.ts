@@ -14,8 +14,8 @@ import { parseInboxId } from './inbox-id';
 import { toInt64 } from './int64';
 import {
   bytesInput,
+  componentIdInput,
   definitionInput,
-  dictionaryToJson,
   fieldDescriptionToJson,
   fieldRefToJson,
   fieldValueToJson,
@@ -142,7 +142,7 @@ function catalogueOf(request: OperationRequest): FieldCatalogue | undefined {
   return list?.map((d, i) => {
     const r = d as Record<string, unknown>;
     if (typeof r?.name !== 'string') throw invalid(`catalogue[${i}].name`, 'expected a string');
-    return { id: Number(r.id), name: r.name };
+    return { id: componentIdInput(r.id, `catalogue[${i}].id`), name: r.name };
   });
 }
 
@@ -189,7 +189,6 @@ function create(request: OperationRequest): OperationResult {
       dictionary: toHex(created.bytes),
       required_capabilities: toHex(created.requiredCapabilities.bytes),
       kind,
-      components: dictionaryToJson(created.dictionary).components,
     },
     summary: `created ${kind}${name ? ` '${name}'` : ''} (${created.dictionary.size} components, ${created.bytes.length} bytes)`,
     dictionary: created.bytes,
@@ -221,7 +220,10 @@ export function summarizeChanges(changes: readonly ChangeJson[], touched: readon
     return touched.length === 0 ? 'no change' : `no recorded field changed (${touched.length} component(s) written)`;
   }
   const show = (v: string | null): string => (v === null ? '(absent)' : JSON.stringify(v));
-  return changes.map((c) => `${c.field_name}: ${show(c.old_value)} → ${show(c.new_value)}`).join('; ');
+  // The commit-log signer is key material: the change record carries it (META-040), a one-line summary does not.
+  const line = (c: ChangeJson): string =>
+    c.field_name === '_commit_log_signer' ? `${c.field_name}: ${c.new_value === null ? 'removed' : 'changed'}` : `${c.field_name}: ${show(c.old_value)} → ${show(c.new_value)}`;
+  return changes.map(line).join('; ');
 }
 
 function read(request: OperationRequest): OperationResult {

@@ -18,7 +18,7 @@ import { backoffDelay, type CloseCause } from './backoff';
 import { ChatGate } from './chat-gate';
 import { AUTH_FAILED_REASON, classifyEnd } from './close-cause';
 import type { Clock, TimerHandle } from './clock';
-import { composeMessage, composeReaction, type ReactInput, type SendInput } from './compose';
+import { composeMessage, composeReaction, type Composed, type ReactInput, type SendInput } from './compose';
 import { EVENT, uplink, type Peer, type Uplink } from './envelope';
 import { HubError } from './errors';
 import type {
@@ -36,7 +36,7 @@ import { AckScheduler } from './ack-scheduler';
 import { checkChatId, checkMessageId, createIdMinter, mintDeviceId, type IdMinter } from './ids';
 import { isObject, type JsonObject } from './json';
 import { resolveOptions, type HubClientOptions, type ResolvedOptions } from './options';
-import { Outbox, type OutboxEntry } from './outbox';
+import { Outbox, type OutboxEntry, type OutboxRecord } from './outbox';
 import { PermissionCards } from './permission-cards';
 import { PresenceSubscriptions } from './presence';
 import { READ_PREFIX, readCursorKey, readSentKey } from './read-cursor';
@@ -107,6 +107,9 @@ export class HubClient {
   private readonly traces = new TraceRegistry();
   private readonly history: Queue;
   private readonly waiters = new Map<string, Waiter>();
+  /** Sends checked and waiting for this turn's group commit to the outbox. */
+  private staged: Array<Omit<OutboxRecord, 'v'>> = [];
+  private stageScheduled = false;
 
   private statusValue: HubStatus;
   private session: Session | undefined;
@@ -230,6 +233,7 @@ export class HubClient {
    */
   async stop(): Promise<void> {
     if (this.statusValue.state === 'stopped') return;
+    this.commitStaged();
     this.stopping = true;
     this.clock.clearTimeout(this.reconnectTimer);
     this.typingOut.stopAll();
@@ -411,7 +415,7 @@ export class HubClient {
     });
   }
 
-  /** Unanswered sends, oldest first (copies). */
+  /** Unanswered sends in the outbox, oldest first (copies); a send appears once durable (see the `queued` event). */
   pendingSends(): OutboxEntry[] {
     return this.outbox.list();
   }
@@ -550,6 +554,7 @@ export class HubClient {
   private onAuthFailed(token: string): void {
     this.refusedToken = token;
     this.setState({ state: 'auth_failed', reason: AUTH_FAILED_REASON });
+    this.warn(new HubError('AUTH_FAILED', 'the hub refused the token ("authentication failed"); a fresh token is needed'));
     if (typeof this.token !== 'function') return;
     const provider = this.token;
     void (async () => {
@@ -646,28 +651,61 @@ export class HubClient {
 
   // ─── send path ───────────────────────────────────────────────────────────────────────────────────────────────
 
-  private enqueue(compose: () => { event: string; chatId: string; messageId: string; frame: JsonObject }): Promise<SendAck> {
+  /**
+   * Checks and composes a send now (a refusal rejects at once), then stages it: every send of one event-loop turn
+   * is written to the outbox in one transaction (group commit, one fsync for a burst) before any of them goes on
+   * the wire. `queued` reports each send once it is durable.
+   */
+  private enqueue(compose: () => Composed): Promise<SendAck> {
     try {
       if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'the client is stopped');
       const c = compose();
       this.checkGate(c.chatId);
       this.checkFrameSize({ ...c.frame, emitted_at: this.clock.now() });
+      if (this.outbox.size + this.staged.length >= this.o.outboxCapacity) {
+        throw new HubError('OUTBOX_FULL', `the outbox is full (${this.o.outboxCapacity} unanswered sends); nothing was queued`, { capacity: this.o.outboxCapacity });
+      }
+      const traceId = c.frame.trace_id as string;
       const now = this.clock.now();
-      const entry = this.outbox.add({
+      const promise = new Promise<SendAck>((resolve, reject) => this.waiters.set(traceId, { resolve, reject }));
+      this.staged.push({
         messageId: c.messageId,
-        traceId: c.frame.trace_id as string,
+        traceId,
         event: c.event,
         chatId: c.chatId,
         frame: c.frame,
         createdAt: now,
         expiresAt: this.o.sendExpiryMs > 0 ? now + this.o.sendExpiryMs : undefined,
       });
-      const promise = new Promise<SendAck>((resolve, reject) => this.waiters.set(entry.traceId, { resolve, reject }));
-      this.pump();
+      if (!this.stageScheduled) {
+        this.stageScheduled = true;
+        setImmediate(() => this.commitStaged());
+      }
       return promise;
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /** Makes the staged sends durable, then puts them on the wire. */
+  private commitStaged(): void {
+    this.stageScheduled = false;
+    const batch = this.staged.splice(0);
+    if (batch.length === 0) return;
+    let results: ReturnType<Outbox['addBatch']>;
+    try {
+      results = this.outbox.addBatch(batch);
+    } catch (err) {
+      const error = err instanceof HubError ? err : new HubError('STORE_FAILED', String(err));
+      this.warn(error);
+      for (const record of batch) this.settleWaiter(record.traceId, undefined, error);
+      return;
+    }
+    results.forEach((r, i) => {
+      if ('error' in r) this.settleWaiter(batch[i].traceId, undefined, r.error);
+      else this.emitter.emit('queued', { event: r.entry.event, messageId: r.entry.messageId, traceId: r.entry.traceId, chatId: r.entry.chatId });
+    });
+    this.pump();
   }
 
   private checkGate(chatId: string): void {

@@ -86,6 +86,14 @@ export interface SendAck {
   attempts: number;
 }
 
+/** A send is durably in the outbox (it survives a crash from here on) and about to go on the wire. */
+export interface SendQueued {
+  event: string;
+  messageId: string;
+  traceId: string;
+  chatId: string;
+}
+
 export interface SendRejection {
   /** `hub`: a `message.error`; `client`: given up locally (`SEND_EXPIRED`, `CLIENT_STOPPED` never appear here). */
   origin: 'hub' | 'client';
@@ -270,6 +278,7 @@ export interface HubClientEvents {
   [event: string]: unknown;
   state: HubStatus;
   message: InboundMessage;
+  queued: SendQueued;
   ack: SendAck;
   rejected: SendRejection;
   delivered: DeliveryReceipt;

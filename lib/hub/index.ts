@@ -13,7 +13,7 @@ export type * from './events';
 export { systemClock, ManualClock, type Clock, type TimerHandle } from './clock';
 export { backoffDelay, resolveBackoffPolicy, raisesFloor, DEFAULT_BACKOFF, type BackoffPolicy, type CloseCause } from './backoff';
 export { capabilitiesFor, CAPABILITY_NAMES, type Capabilities, type CapabilityName, type Reliability } from './capabilities';
-export { MESSAGE_ID_PATTERN, CNV_CHAT_ID_PATTERN, isMessageId, checkChatId, type ChatIdRule } from './ids';
+export { MESSAGE_ID_PATTERN, CNV_CHAT_ID_PATTERN, isMessageId, checkChatId, checkMessageId, createIdMinter, type ChatIdRule, type IdMinter } from './ids';
 export { EVENT, PROTOCOL_VERSION, type EventName, type Peer, type Sender, type InboundFrame } from './envelope';
 export { parseFrame, type ParsedFrame } from './parse-frame';
 export { parseFragments, joinText, KNOWN_FRAGMENT_KINDS, type Fragment } from './fragments';

@@ -66,7 +66,7 @@ export class Outbox {
   readonly unreadable: number;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly options: OutboxOptions,
   ) {
@@ -92,23 +92,40 @@ export class Outbox {
     return this.inFlightCount;
   }
 
-  /** Writes the uplink to the store; throws OUTBOX_FULL / STORE_FAILED and then nothing was queued. */
-  add(record: Omit<OutboxRecord, 'v'>): OutboxEntry {
-    const full: OutboxRecord = { v: 1, ...record };
-    let seq: number;
+  /**
+   * Writes uplinks to the store in ONE transaction (one fsync for a burst of sends) and indexes those that were
+   * written. A record the queue refuses (full) fails alone; if the commit itself fails, none is indexed and the error
+   * is thrown (STORE_FAILED).
+   */
+  addBatch(records: Array<Omit<OutboxRecord, 'v'>>): Array<{ entry: OutboxEntry } | { error: HubError }> {
+    const results: Array<{ entry: OutboxEntry } | { error: HubError }> = [];
     try {
-      seq = this.queue.push(JSON.stringify(full), record.createdAt);
+      this.store.transaction(() => {
+        for (const record of records) {
+          const full: OutboxRecord = { v: 1, ...record };
+          try {
+            const seq = this.queue.push(JSON.stringify(full), record.createdAt);
+            results.push({ entry: { ...full, localSeq: seq, attempts: 0, sentAt: undefined, inFlight: false } });
+          } catch (err) {
+            if (!(err instanceof StoreError && err.code === 'QUEUE_FULL')) throw err;
+            results.push({
+              error: new HubError('OUTBOX_FULL', `the outbox is full (${this.options.capacity} unanswered sends); nothing was queued`, { capacity: this.options.capacity }),
+            });
+          }
+        }
+      });
     } catch (err) {
-      if (err instanceof StoreError && err.code === 'QUEUE_FULL') {
-        throw new HubError('OUTBOX_FULL', `the outbox is full (${this.options.capacity} unanswered sends); nothing was queued`, {
-          capacity: this.options.capacity,
-        });
-      }
-      throw new HubError('STORE_FAILED', `the outbox could not store the send: ${(err as Error).message}`, {}, { cause: err });
+      throw new HubError('STORE_FAILED', `the outbox could not store the sends: ${(err as Error).message}`, {}, { cause: err });
     }
-    const entry: OutboxEntry = { ...full, localSeq: seq, attempts: 0, sentAt: undefined, inFlight: false };
-    this.index(entry);
-    return entry;
+    for (const r of results) if ('entry' in r) this.index(r.entry);
+    return results;
+  }
+
+  /** One uplink (see `addBatch`); throws OUTBOX_FULL / STORE_FAILED and then nothing was queued. */
+  add(record: Omit<OutboxRecord, 'v'>): OutboxEntry {
+    const [result] = this.addBatch([record]);
+    if ('error' in result) throw result.error;
+    return result.entry;
   }
 
   byTrace(traceId: string): OutboxEntry | undefined {

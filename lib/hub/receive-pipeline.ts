@@ -184,6 +184,7 @@ export class ReceivePipeline {
       () => {
         this.counters.quarantined++;
         this.services.emit('quarantine', { event, dseq, seq, reason, at });
+        this.hooks.warn(new HubError('FRAME_QUARANTINED', `a ${event || 'malformed'} frame could not be handled and was quarantined: ${reason}`, { event, dseq, seq }));
       },
     ];
   }

@@ -26,6 +26,7 @@ export class ChunkPool {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
+  /** The first `length` bytes of a taken buffer, to hand on; the buffer comes back on `release()`. */
   lend(buffer: Buffer, length: number): LentChunk {
     let returned = false;
     return {
@@ -33,10 +34,15 @@ export class ChunkPool {
       release: () => {
         if (returned) return;
         returned = true;
-        const next = this.waiting.shift();
-        if (next) next(buffer);
-        else this.free.push(buffer);
+        this.give(buffer);
       },
     };
+  }
+
+  /** Returns a taken buffer that was not lent out. */
+  give(buffer: Buffer): void {
+    const next = this.waiting.shift();
+    if (next) next(buffer);
+    else this.free.push(buffer);
   }
 }

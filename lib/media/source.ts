@@ -6,7 +6,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { ChunkPool } from './chunk-pool';
+import { ChunkPool, type LentChunk } from './chunk-pool';
 import { MediaError } from './errors';
 import { bufferSource, fileSource, type ByteSource } from './probe/byte-source';
 
@@ -96,21 +96,36 @@ async function fileBody(file: string): Promise<OpenedSource> {
     probe,
     suggestedName: path.basename(file),
     async *body() {
-      // Positional reads into a small pool, from the start on every pass (a retry re-reads the file); the stat's
-      // size bounds the reads, so a file that grows is uploaded as it was, and one that shrinks is caught by the count.
+      // Positional reads into a small pool, from the start on every pass (a retry re-reads the file). The next
+      // chunk is read while the socket sends this one, so the disk and the network overlap. The stat's size bounds
+      // the reads: a file that grows is uploaded as it was, and one that shrinks is caught by the byte count.
       const pool = new ChunkPool(FILE_POOL_BUFFERS, FILE_CHUNK_BYTES);
-      let position = 0;
-      while (position < size) {
+      const readAt = async (at: number): Promise<LentChunk | undefined> => {
+        if (at >= size) return undefined;
         const buffer = await pool.take();
         let bytesRead: number;
         try {
-          ({ bytesRead } = await handle.read(buffer, 0, Math.min(FILE_CHUNK_BYTES, size - position), position));
+          ({ bytesRead } = await handle.read(buffer, 0, Math.min(FILE_CHUNK_BYTES, size - at), at));
         } catch (err) {
+          pool.give(buffer);
           throw unreadable(`'${file}'`, err);
         }
-        if (bytesRead === 0) return;
-        position += bytesRead;
-        yield pool.lend(buffer, bytesRead);
+        if (bytesRead > 0) return pool.lend(buffer, bytesRead);
+        pool.give(buffer);
+        return undefined;
+      };
+      let at = 0;
+      let pending = readAt(at);
+      while (true) {
+        const chunk = await pending;
+        if (chunk === undefined) return;
+        const expected = Math.min(FILE_CHUNK_BYTES, size - at);
+        at += chunk.bytes.length;
+        // A short read means the file shrank: send what there is and let the byte count report it.
+        pending = chunk.bytes.length < expected ? Promise.resolve(undefined) : readAt(at);
+        // Awaited on the next turn; marked handled now so that a consumer that stops early leaves no stray rejection.
+        pending.catch(() => undefined);
+        yield chunk;
       }
     },
     canReplay: () => true,

@@ -7,7 +7,7 @@
  * reproduces it byte for byte, which makes it correct for any input: non-canonical padding, the URL-safe
  * alphabet and lookalike text fail the comparison and travel as plain text.
  */
-import { toBase64 } from '../bytes';
+import { fastBuffer } from './fast-buffer';
 
 /** Below this many tail characters (48 raw bytes) the split is not worth an ext entry. */
 export const MIN_BASE64_TAIL_CHARS = 64;
@@ -61,5 +61,5 @@ export function splitBase64Tail(content: string): Base64Split | undefined {
 
 /** The decoder's side: the head followed by the re-encoded tail. No minimum length applies here. */
 export function joinBase64Tail(head: string, tail: Uint8Array): string {
-  return head + toBase64(tail);
+  return head + fastBuffer(tail).base64Slice(0, tail.length);
 }

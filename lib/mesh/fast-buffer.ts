@@ -7,6 +7,7 @@
 export type FastBuffer = Buffer & {
   latin1Slice(start: number, end: number): string;
   utf8Slice(start: number, end: number): string;
+  base64Slice(start: number, end: number): string;
 };
 
 /** Zero-copy: shares memory with `bytes`. */

@@ -41,6 +41,8 @@ export {
   type PlainMessage,
   type PlainReplyContext,
 } from './plain';
+export { parseJsonPlain } from './json-plain';
+export { frameBytesFromInput } from './frame-input';
 // Transport rules (mesh-rules): docs/mesh-transport.md.
 export * from './transport';
 export * from './ble-fragment';
@@ -55,3 +57,4 @@ export * from './dedup';
 export * from './file-chunk-codec';
 export * from './chunked-file';
 export * from './file-send-window';
+export * from './serial-framing';

@@ -202,7 +202,7 @@ class JsonParser {
       return out;
     }
     for (;;) {
-      out.push(this.value());
+      out.push(this.smallIntegerAhead() ? this.smallInteger() : this.value());
       this.skipWhitespace();
       if (this.pos >= this.end) throw this.syntax("expected ',' or ']'");
       const c = this.bytes[this.pos++];
@@ -215,6 +215,32 @@ class JsonParser {
     }
     this.depth--;
     return out;
+  }
+
+  /**
+   * Whether a plain non-negative integer of at most 15 digits starts here and ends at a delimiter: the elements of
+   * `binary_content`, which the JSON floor writes as an array of numbers (a 256 KiB chunk is 256 Ki of them).
+   * Anything else (fractions, exponents, signs, leading zeros, long numbers) takes the general path.
+   */
+  private smallIntegerAhead(): boolean {
+    const b = this.bytes;
+    let p = this.pos;
+    const c = b[p];
+    if (c < Ch.Zero || c > Ch.Nine || p >= this.end) return false;
+    p++;
+    if (c !== Ch.Zero) while (p < this.end && b[p] >= Ch.Zero && b[p] <= Ch.Nine && p - this.pos < 16) p++;
+    if (p - this.pos > 15 || p >= this.end) return false;
+    const next = b[p];
+    return next === Ch.Comma || next === Ch.RBracket || next === Ch.Space || next === Ch.Lf || next === Ch.Cr || next === Ch.Tab;
+  }
+
+  private smallInteger(): number {
+    const b = this.bytes;
+    let p = this.pos;
+    let n = 0;
+    while (b[p] >= Ch.Zero && b[p] <= Ch.Nine) n = n * 10 + (b[p++] - Ch.Zero);
+    this.pos = p;
+    return n;
   }
 
   private number(): number | bigint | JsonFloat {

@@ -15,8 +15,11 @@ import { isUtf8 } from 'node:buffer';
 import { MeshDecodeError } from './errors';
 import { type FastBuffer, fastBuffer } from './fast-buffer';
 
-/** Bytes decoded in one native call the first time a string is read; later ASCII strings inside it are substrings. */
-const ASCII_WINDOW_BYTES = 512;
+/**
+ * Bytes decoded in one native call when an ASCII string falls outside the current window; later ASCII strings inside
+ * it are substrings. Small enough not to copy much of a binary payload that follows the header strings.
+ */
+const ASCII_WINDOW_BYTES = 256;
 
 export class PostcardReader {
   pos: number;
@@ -207,19 +210,18 @@ export class PostcardReader {
 
   /**
    * An ASCII run as a string. The fixed-order fields put sender, recipient, app_id and short content next to each
-   * other, so one native decode of the window they sit in, sliced in JS, replaces a native call per string. Only
-   * ASCII bytes read the same through latin1, which is why the caller checks first.
+   * other (and the metadata pairs likewise), so one native decode of the window they sit in, sliced in JS, replaces
+   * a native call per string. Only ASCII bytes read the same through latin1, which is why the caller checks first.
    */
   private ascii(start: number, end: number): string {
-    if (this.window === undefined && end - start < ASCII_WINDOW_BYTES) {
-      this.windowStart = start;
-      this.windowEnd = Math.min(this.end, start + ASCII_WINDOW_BYTES);
-      this.window = this.buf.latin1Slice(start, this.windowEnd);
-    }
     if (this.window !== undefined && start >= this.windowStart && end <= this.windowEnd) {
       return this.window.substring(start - this.windowStart, end - this.windowStart);
     }
-    return this.buf.latin1Slice(start, end);
+    if (end - start >= ASCII_WINDOW_BYTES) return this.buf.latin1Slice(start, end);
+    this.windowStart = start;
+    this.windowEnd = Math.min(this.end, start + ASCII_WINDOW_BYTES);
+    this.window = this.buf.latin1Slice(start, this.windowEnd);
+    return this.window.substring(0, end - start);
   }
 
   /** Length-prefixed strict UTF-8. */

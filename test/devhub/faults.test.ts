@@ -26,6 +26,12 @@ describe('devhub faults (admin interface)', () => {
     assert.deepEqual(bob.queue.map(textOf), ['live0', 'live1']);
   });
 
+  it('destroys the socket at once in terminate mode (1006)', async () => {
+    const bob = await f.login('tb');
+    f.hub().admin.dropConnection({ user_id: 'usr_b' }, { mode: 'terminate' });
+    assert.equal((await bob.closed).code, 1006);
+  });
+
   it('drops with a close frame without status (1005) in close mode', async () => {
     const bob = await f.login('tb');
     f.hub().admin.dropConnection({ user_id: 'usr_b' }, { mode: 'close' });

@@ -24,7 +24,7 @@ const TOTAL = 5000;
 const KILLS = 10;
 const WINDOW = 400;
 const INFLIGHT = 32;
-const RESEND_AFTER_MS = 1500;
+const RESEND_AFTER_MS = 700;
 
 function idFor(i: number): string {
   const bytes = Buffer.alloc(16);
@@ -58,7 +58,7 @@ describe('gateway under SIGKILL (child process, state folder, aedes)', function 
       YAML.stringify({
         gateway: { id: 'gw-test', state_dir: path.join(dir, 'state') },
         log: { level: 'silent' },
-        radios: [{ id: 'sim0', kind: 'simulated', peers: [{ id: 'src', wire_versions: [1], auto_ack: false }] }],
+        radios: [{ id: 'sim0', kind: 'simulated', queue_limit: 4096, peers: [{ id: 'src', wire_versions: [1], auto_ack: false }] }],
         mesh: { forward: false },
         mqtt: { url: broker.url, reconnect_min_ms: 20, reconnect_max_ms: 100, inflight: INFLIGHT, homeassistant: { enabled: false } },
         http: { enabled: false },

@@ -68,8 +68,8 @@ describe('hub-out node', function () {
   });
 
   /** hub-config → hub-out `out` (outputs to `accepted` and `reports`), a Catch into `caught`, and a hub-in into `inbound`. */
-  async function load(out: Record<string, unknown> = {}, cfg: Record<string, unknown> = {}, wait = true): Promise<Nodes> {
-    await helper.load(NODES, [
+  function flow(out: Record<string, unknown> = {}, cfg: Record<string, unknown> = {}): Array<Flow[number] & { id: string }> {
+    return [
       { id: 'tab', type: 'tab' },
       { ...configNode(hub, cfg), z: 'tab' },
       placed({ id: 'out', type: 'hub-out', z: 'tab', hub: 'cfg', wires: [['accepted'], ['reports']], ...out }),
@@ -79,7 +79,11 @@ describe('hub-out node', function () {
       placed({ id: 'caught', type: 'helper', z: 'tab' }),
       placed({ id: 'in', type: 'hub-in', z: 'tab', hub: 'cfg', events: ['message', 'reaction'], wires: [['inbound']] }),
       placed({ id: 'inbound', type: 'helper', z: 'tab' }),
-    ] as Flow, aliceCredentials);
+    ] as Array<Flow[number] & { id: string }>;
+  }
+
+  async function load(out: Record<string, unknown> = {}, cfg: Record<string, unknown> = {}, wait = true): Promise<Nodes> {
+    await helper.load(NODES, flow(out, cfg), aliceCredentials);
     const n = (id: string) => getNode(helper, id);
     const nodes = { out: n('out'), accepted: n('accepted'), reports: n('reports'), caught: n('caught'), inbound: n('inbound') };
     if (wait) await waitStatus(helper, nodes.out, isText(CONNECTED));
@@ -219,15 +223,8 @@ describe('hub-out node', function () {
     await until(() => subs().join() === BOB.id, 'one left');
     const cfg = helper.getNode('cfg') as unknown as { hubClient(): HubClient };
     const client = cfg.hubClient();
-    await helper.setFlows(
-      [
-        { id: 'tab', type: 'tab' },
-        { ...configNode(hub), z: 'tab' },
-        placed({ id: 'in', type: 'hub-in', z: 'tab', hub: 'cfg', wires: [[]] }),
-      ] as Flow,
-      'nodes',
-      aliceCredentials,
-    );
+    const rest = flow().filter((node) => !['out', 'accepted', 'reports', 'catcher', 'caught'].includes(node.id));
+    await helper.setFlows(rest, 'nodes', aliceCredentials);
     assert.strictEqual(cfg.hubClient(), client, 'the connection stayed (hub-in still uses it)');
     assert.deepEqual(client.presenceSubscriptions(), []);
     await until(() => subs().length === 0, 'the hub to drop the subscription');
@@ -259,6 +256,19 @@ describe('hub-out node', function () {
     assert.equal((await caught).error?.code, 'STREAM_UNKNOWN');
   });
 
+  it('reports a refused stream frame on output 2 against the message that opened the stream', async () => {
+    const n = await load();
+    const opened = next(n.accepted);
+    const report = next(n.reports);
+    n.out.receive({ action: 'stream-open', chat_id: CHAT_OTHER, tag: 'opener' });
+    const open = await opened;
+    const r = await report;
+    assert.equal(r._msgid, open._msgid);
+    assert.equal(r.tag, 'opener');
+    const p = r.payload as Record<string, unknown>;
+    assert.deepEqual([p.status, p.action, p.code, p.message_id], ['error', 'stream-open', 'chat_not_found', open.stream_id]);
+  });
+
   it('abandons a stream with stream-fail', async () => {
     const n = await load();
     const opened = next(n.accepted);
@@ -288,7 +298,8 @@ describe('hub-out node', function () {
 
   it('sends invalid input to Catch with a stable code, and nothing to the hub', async () => {
     const n = await load({}, { chatIdRule: 'cnv' });
-    const before = hub.admin.received({ user_id: ALICE.id }).length;
+    const uplinks = () => hub.admin.received({ user_id: ALICE.id }).filter((f) => !['message.sync_ack', 'message.cursor_ack', 'ping'].includes(f.event)).length;
+    const before = uplinks();
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ action: 'explode', payload: 'x', chat_id: CHAT_AB }, 'BAD_ACTION'],
       [{ payload: Buffer.from('bytes'), chat_id: CHAT_AB }, 'BAD_INPUT'],
@@ -309,7 +320,7 @@ describe('hub-out node', function () {
       assert.equal(got.error?.code, code, JSON.stringify(msg));
       assert.equal(got.error?.source?.id, 'out');
     }
-    assert.equal(hub.admin.received({ user_id: ALICE.id }).length, before, 'nothing reached the hub');
+    assert.equal(uplinks(), before, 'nothing reached the hub');
     await waitStatus(helper, n.out, (s) => s.fill === 'red' && String(s.text).includes(`${cases.length} failed`));
   });
 

@@ -401,7 +401,8 @@ describe('gateway/radios BleRadio (noble over a fake binding)', () => {
       opened.push(radio);
       await radio.open();
       assert.deepEqual(asked, [1]);
-      assert.equal(radio.status().detail, 'hci1');
+      await settle();
+      assert.deepEqual([radio.status().state, radio.status().detail], ['ready', 'hci1'], 'ready once scanning, with no peer yet');
     });
 
     it('reports unsupported when the adapter is missing, stops noble polling, and refuses sends', async () => {

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import {
   applyCommit,
-  bytesEqualCheck,
-} from './apply-commit-helpers';
-import {
   componentKey,
   decodeDictionary,
   decodeSnapshot,
@@ -13,7 +10,6 @@ import {
   type FieldDefinition,
   hashKey,
   ID,
-  parseInboxId,
   SHAPES,
 } from '../../../lib/dictionary';
 import {
@@ -22,6 +18,7 @@ import {
   assertApplied,
   assertRejected,
   BOB,
+  bytesEqualCheck,
   CAROL,
   delta,
   dict,
@@ -38,7 +35,6 @@ import {
 
 const EMPTY = new Uint8Array(0);
 const setOf = (...ids: string[]) => encodeSnapshot(ids.map(inbox).sort(Buffer.compare).map((key) => ({ key, value: EMPTY })), SHAPES.setInbox);
-const ALLOW_ALL = { insert: 'ALLOW', update: 'ALLOW', delete: 'ALLOW' } as const;
 const def = (id: number, componentType: number, name = `F${id.toString(16)}`): FieldDefinition => ({
   id,
   name,
@@ -51,7 +47,6 @@ const def = (id: number, componentType: number, name = `F${id.toString(16)}`): F
   inGroups: true,
   inDms: true,
 });
-void ALLOW_ALL;
 
 /** The group after a commit by ALICE, asserting it applied. */
 function after(pre: Uint8Array, proposals: Uint8Array[], actor = ALICE, external = false): Uint8Array {
@@ -423,4 +418,3 @@ describe('lib/dictionary applyCommit', () => {
   });
 });
 
-void parseInboxId;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { applyDelta, decodeDelta, DictionaryError, encodeDelta, type Entry, hashKey, parseInboxId, SHAPES } from '../../../lib/dictionary';
 import { hex, utf8 } from './fixtures';
 
@@ -78,13 +79,13 @@ describe('lib/dictionary deltas', () => {
     const snapshot: Entry[] = [alice, bob].map((key) => ({ key, value: new Uint8Array(0) }));
     const h = hashKey(bob, SHAPES.setInbox);
     // The TLS encoding of an InboxId key is 00 || 32 bytes.
-    const expected = require('node:crypto').createHash('sha256').update(Buffer.concat([Buffer.of(0), bob])).digest();
+    const expected = crypto.createHash('sha256').update(Buffer.concat([Buffer.of(0), bob])).digest();
     assert.deepEqual(Buffer.from(h), expected);
     const out = applyDelta(snapshot, [{ type: 'remove_by_hash', hash: h }], SHAPES.setInbox, 't');
     assert.deepEqual(out.map((e) => e.key), [alice]);
     // A byte-string key hashes with its length prefix.
     const bs = hashKey(k('ab'), SHAPES.setBytes);
-    assert.deepEqual(Buffer.from(bs), require('node:crypto').createHash('sha256').update(Buffer.from('026162', 'hex')).digest());
+    assert.deepEqual(Buffer.from(bs), crypto.createHash('sha256').update(Buffer.from('026162', 'hex')).digest());
   });
 
   it('META-013 rejects a remove_by_hash that matches no key', () => {

@@ -96,3 +96,8 @@ export function appEntry(componentType: number, policy: 'ALLOW' | 'DENY' | 'ALLO
   const p = { kind: 'base', base } as const;
   return { componentType, permissions: { insert: p, update: p, delete: p } };
 }
+
+export function bytesEqualCheck(actual: Uint8Array | undefined, expected: Uint8Array, what: string): void {
+  assert.ok(actual !== undefined, `${what} is missing`);
+  assert.equal(Buffer.compare(Buffer.from(actual), Buffer.from(expected)), 0, `${what} changed`);
+}

@@ -62,14 +62,12 @@ async function exchange(h: Harness, reliability: Reliability, stores: Store[]): 
     [bob, alice],
   ] as const) {
     const pending: Array<Promise<SendAck>> = [];
-    for (let i = 0; i < PER_SIDE; i++) {
-      const p = side.client.send({ chatId: CHAT, text: `${side.client.userId} → ${other.client.userId} #${i}` });
-      side.sent.push(side.client.pendingSends().at(-1)?.messageId as string);
-      pending.push(p);
-    }
+    side.client.on('queued', (q) => side.sent.push(q.messageId));
+    for (let i = 0; i < PER_SIDE; i++) pending.push(side.client.send({ chatId: CHAT, text: `${side.client.userId} → ${other.client.userId} #${i}` }));
     side.acks = Promise.all(pending);
   }
   await Promise.all([alice.acks, bob.acks]);
+  assert.equal(alice.sent.length + bob.sent.length, 2 * PER_SIDE);
   const complete = (s: Side, from: Side) => from.sent.every((id) => s.received.has(id));
   const deadline = Date.now() + 30_000;
   while (!(complete(alice, bob) && complete(bob, alice)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

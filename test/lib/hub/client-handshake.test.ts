@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CAPABILITY_NAMES, HubClient, ManualClock, type HubStatus } from '../../../lib/hub';
 import { openStore } from '../../../lib/store';
-import { ALICE, collect, Harness, next } from './support/harness';
+import { ALICE, BOB, CAROL, collect, Harness, next } from './support/harness';
 
 /** Lets socket I/O run (the hub and the client are in this process). */
 const ioTurn = (ms = 30): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -98,9 +98,11 @@ describe('HubClient: handshake and reconnect policy', () => {
     h.hub.admin.on('hello-fail', () => handshakes++).on('hello', () => handshakes++);
     h.hub.admin.refuseAuth({ reason: 'authentication failed', user_id: ALICE.id, count: 1 });
     const failed = next(client, 'state', (s) => s.state === 'auth_failed');
+    const warned = next(client, 'warning', (w) => w.code === 'AUTH_FAILED');
     client.start();
     const status = await failed;
     assert.equal(status.reason, 'authentication failed');
+    await warned;
     for (let i = 0; i < 10; i++) {
       clock.advance(10 * 60_000);
       await ioTurn(5);
@@ -187,6 +189,38 @@ describe('HubClient: handshake and reconnect policy', () => {
       assert.equal(client.status().attempt, 0, 'hello-ok resets the attempt count');
     });
   }
+
+  it('reads a close before hello-ok without hello-fail as a collision or handshake timeout, and retries', async () => {
+    // A connect frame above the hub's pre-auth cap (here, a long token) makes it close (1009) before any hello.
+    const longToken = 'T'.repeat(2000);
+    await h.hub.stop();
+    await h.start({ users: [{ id: ALICE.id, token: longToken }, BOB, CAROL], settings: { max_connect_frame_bytes: 1024 } });
+    const client = h.client({ id: ALICE.id, token: longToken });
+    const states = collect(client, 'state');
+    const closed = next(client, 'state', (s) => s.state === 'backoff');
+    client.start();
+    const s = await closed;
+    assert.deepEqual([s.cause, s.closeCode], ['no-hello', 1009]);
+    await next(client, 'state', (x) => x.state === 'backoff' && x.attempt === 2);
+    assert.ok(!states.some((x) => x.state === 'auth_failed'));
+    await client.stop();
+  });
+
+  it('closes a live connection and reconnects with a refreshed token', async () => {
+    await h.hub.stop();
+    await h.start({ users: [{ id: ALICE.id, tokens: ['old-token', 'new-token'] }, BOB, CAROL] });
+    const client = h.client({ id: ALICE.id, token: 'old-token' });
+    await h.connected(client);
+    const tokens: string[] = [];
+    const again = next(client, 'state', (s) => s.state === 'connected');
+    client.setToken(() => {
+      tokens.push('new-token');
+      return 'new-token';
+    });
+    await again;
+    assert.deepEqual(tokens, ['new-token']);
+    assert.equal(client.stats().connections, 2);
+  });
 
   it('retries an unreachable hub with exponential backoff capped at 30 s, never a hot loop', async () => {
     const clock = new ManualClock();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { HubError, type InboundMessage } from '../../../lib/hub';
-import { ALICE, BOB, CHAT, collect, eventually, GROUP, Harness, next, when } from './support/harness';
+import { ALICE, BOB, CHAT, collect, eventually, GROUP, Harness, next, uplinks, when } from './support/harness';
 
 describe('HubClient: receive path', () => {
   const h = new Harness();
@@ -112,6 +112,34 @@ describe('HubClient: receive path', () => {
       assert.equal(bob.state, 'connected');
     });
 
+    it('tolerates the deprecated offline.* frames and never answers them', async () => {
+      const bob = await h.connected(h.client(BOB));
+      const frames = collect(bob, 'frame');
+      h.hub.admin.sendRaw({ user_id: BOB.id }, { version: '2', event: 'offline.batch', trace_id: 'o', emitted_at: 1, payload: { messages: [] } });
+      h.hub.admin.sendRaw({ user_id: BOB.id }, { version: '2', event: 'offline.done', trace_id: 'o', emitted_at: 1, payload: {} });
+      await when(bob, ['frame'], () => frames.length === 2);
+      assert.equal(h.hub.admin.received({ user_id: BOB.id, event: 'offline.ack' }).length, 0);
+      assert.equal(bob.state, 'connected');
+    });
+
+    it('isolates a listener that throws: the warning names it, delivery and acks go on', async () => {
+      const alice = await h.connected(h.client(ALICE));
+      const bob = await h.connected(h.client(BOB));
+      const got = collect(bob, 'message');
+      bob.on('message', () => {
+        throw new Error('a buggy flow');
+      });
+      const warned = next(bob, 'warning', (w) => w.code === 'LISTENER_THREW');
+      await alice.send({ chatId: CHAT, text: 'one' });
+      await alice.send({ chatId: CHAT, text: 'two' });
+      assert.match((await warned).message, /a buggy flow/);
+      await when(bob, ['message'], () => got.length === 2);
+      await eventually(() => {
+        const d = h.hub.admin.devices().find((x) => x.user_id === BOB.id);
+        return d !== undefined && d.acked_dseq === d.last_dseq;
+      }, 3000, 'acks');
+    });
+
     it('upserts: a finalize reply replaces the merged stream reply, and a late provisional reply never overwrites it', async () => {
       await h.hub.stop();
       await h.start({ settings: { stream_merged: true } });
@@ -164,11 +192,26 @@ describe('HubClient: receive path', () => {
         ['add', 'Hello, world', ', world', 1, true, 'thinking'],
         ['done', 'Hello, world', undefined, 1, true, 'thinking'],
       ]);
-      const [created, add0] = ['message.created', 'message.add'].map((e) => h.hub.admin.received({ user_id: ALICE.id, event: e })[0].frame as Record<string, any>);
+      const [created, add0] = ['message.created', 'message.add'].map((e) => uplinks(h, ALICE.id, e)[0]);
       assert.equal(created.payload.message_id, stream.messageId);
       assert.equal(add0.payload.sequence, 0);
       assert.deepEqual(add0.payload.fragments, [{ kind: 'text', text: 'Hello', delta: 'Hello' }]);
       assert.throws(() => stream.append('more'), (e: unknown) => e instanceof HubError && e.code === 'STREAM_CLOSED');
+    });
+
+    it('ends an abandoned stream with message.failed', async () => {
+      const alice = await h.connected(h.client(ALICE));
+      const bob = await h.connected(h.client(BOB));
+      const failed = next(bob, 'stream', (e) => e.phase === 'failed');
+      const stream = alice.openStream({ chatId: CHAT });
+      stream.append('partial');
+      stream.fail();
+      const e = await failed;
+      assert.deepEqual([e.messageId, e.text], [stream.messageId, 'partial']);
+      const frame = uplinks(h, ALICE.id, 'message.failed')[0];
+      assert.equal(frame.payload.streaming?.status, 'failed');
+      assert.equal(stream.phase, 'failed');
+      await assert.rejects(Promise.resolve().then(() => stream.append('x')), (x: unknown) => x instanceof HubError && x.code === 'STREAM_CLOSED');
     });
 
     it('reacts, changes the emoji and removes it, as one last-write-wins slot', async () => {
@@ -186,7 +229,7 @@ describe('HubClient: receive path', () => {
         [ack.messageId, '👩‍👩‍👧‍👦', false, true, BOB.id],
         [ack.messageId, '', true, true, BOB.id],
       ]);
-      const uplink = h.hub.admin.received({ user_id: BOB.id, event: 'message.reaction' })[0].frame as Record<string, any>;
+      const uplink = uplinks(h, BOB.id, 'message.reaction')[0];
       assert.deepEqual(Object.keys(uplink.payload).sort(), ['emoji', 'removed', 'target_message_id']);
       await assert.rejects(bob.react({ chatId: CHAT, targetMessageId: target.messageId, emoji: 'x'.repeat(65) }), (e: unknown) => e instanceof HubError && e.code === 'BAD_EMOJI');
     });
@@ -352,8 +395,8 @@ describe('HubClient: receive path', () => {
       oldDevice.sendHistoryTransit({ targetDeviceId: 'alice-new', payload: { kind: 'history_sync_message', items: [1, 2] } });
       const t = await got;
       assert.deepEqual([t.senderId, t.kind, t.targetDeviceId], [ALICE.id, 'history_sync_message', 'alice-new']);
-      const uplink = h.hub.admin.received({ user_id: ALICE.id, event: 'history.transit' })[0].frame as Record<string, any>;
-      assert.deepEqual([uplink.sender.id, uplink.target_device_id], [ALICE.id, 'alice-new']);
+      const uplink = uplinks(h, ALICE.id, 'history.transit')[0];
+      assert.deepEqual([uplink.sender?.id, uplink.target_device_id], [ALICE.id, 'alice-new']);
       assert.deepEqual(newDevice.pendingHistoryTransit().map((x) => x.localId), [t.localId]);
       // v2 delete-on-ack: the hub drops its copy once our ack (sent after our own durable copy) arrives.
       await eventually(() => !h.hub.admin.inbox(ALICE.id).some((r) => r.event === 'history.transit'), 3000, 'the hub to delete the transit row');

@@ -63,6 +63,18 @@ describe('HubClient: reliable delivery', () => {
       assert.equal(bob.stats().dseqGaps, 1);
     });
 
+    it('loses nothing when the hub drops the connection after a given number of frames', async () => {
+      const alice = await h.connected(h.client(ALICE));
+      const bob = await h.connected(h.client(BOB));
+      const got = collect(bob, 'message');
+      h.hub.admin.dropConnection({ user_id: BOB.id }, { after_frames: 2 });
+      const sent: string[] = [];
+      for (let i = 0; i < 6; i++) sent.push((await alice.send({ chatId: CHAT, text: `n${i}` })).messageId);
+      await when(bob, ['message'], () => got.length === 6);
+      assert.deepEqual(got.map((m) => m.messageId), sent);
+      assert.equal(bob.stats().connections, 2);
+    });
+
     it('acks a dseq-bearing frame whose event it does not know', async () => {
       const bob = await h.connected(h.client(BOB));
       const unknown = next(bob, 'unknown');
@@ -77,6 +89,7 @@ describe('HubClient: reliable delivery', () => {
         const alice = await h.connected(h.client(ALICE));
         const bob = await h.connected(h.client(BOB));
         const quarantined = collect(bob, 'quarantine');
+        const warnings = collect(bob, 'warning');
         const got = collect(bob, 'message');
         h.hub.admin.sendPoisonFrame({ user_id: BOB.id, shape, chat_id: CHAT });
         const after = await alice.send({ chatId: CHAT, text: 'still flowing' });
@@ -85,6 +98,7 @@ describe('HubClient: reliable delivery', () => {
         assert.equal(quarantined.length, 1);
         assert.equal(quarantined[0].event, 'message.send');
         assert.ok(typeof quarantined[0].dseq === 'number');
+        assert.deepEqual(warnings.map((w) => w.code), ['FRAME_QUARANTINED']);
         await eventually(() => allAcked(BOB.id), 3000, 'the poison frame to be acked');
         const records = bob.store.queue(QUARANTINE_QUEUE).peek();
         assert.equal(records.length, 1);

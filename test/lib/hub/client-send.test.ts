@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HubError, ManualClock, MESSAGE_ID_PATTERN, type InboundMessage, type SendAck } from '../../../lib/hub';
 import { openStore } from '../../../lib/store';
-import { ALICE, BOB, CAROL, CHAT, collect, GROUP, Harness, next, when } from './support/harness';
+import { ALICE, BOB, CAROL, CHAT, collect, GROUP, Harness, next, uplinks, when, type WireFrame } from './support/harness';
 
 const code = (c: string, serverCode?: string) => (e: unknown) =>
   e instanceof HubError && e.code === c && (serverCode === undefined || e.details?.serverCode === serverCode);
@@ -21,14 +21,15 @@ describe('HubClient: send path', () => {
     const got = next(bob, 'message');
     const ack = await alice.send({ chatId: CHAT, text: 'hi bob', to: { id: CHAT, type: 'direct' } });
     const [uplink] = h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' });
-    const frame = uplink.frame as Record<string, any>;
+    const frame = uplink.frame as unknown as WireFrame;
     assert.equal(frame.chat_id, CHAT);
     assert.equal(frame.version, '2');
     assert.equal('sender' in frame, false);
     assert.equal('chat_type' in frame, false);
+    assert.ok(frame.payload.message);
     assert.equal('streaming' in frame.payload.message, false);
     assert.deepEqual(frame.payload.message.context, { mentions: [], reply: null });
-    assert.match(frame.payload.message_id, MESSAGE_ID_PATTERN);
+    assert.match(frame.payload.message_id ?? '', MESSAGE_ID_PATTERN);
     assert.equal(ack.messageId, frame.payload.message_id);
     assert.equal(ack.traceId, frame.trace_id);
     assert.equal(ack.attempts, 1);
@@ -88,8 +89,11 @@ describe('HubClient: send path', () => {
       h.hub.admin.withholdAcks({ user_id: ALICE.id });
       let store = openStore(file);
       const first = await h.connected(h.client(ALICE, { store }));
+      const queued = collect(first, 'queued');
       const pending = [1, 2, 3].map((i) => first.send({ chatId: CHAT, text: `durable ${i}` }));
+      await when(first, ['queued'], () => queued.length === 3);
       const ids = first.pendingSends().map((e) => e.messageId);
+      assert.deepEqual(ids, queued.map((q) => q.messageId));
       await when(bob, ['message'], () => seen.length === 3);
       await first.stop();
       for (const p of pending) await assert.rejects(p, (e: unknown) => code('CLIENT_STOPPED')(e) && (e as HubError).details?.durable === true);
@@ -188,7 +192,7 @@ describe('HubClient: send path', () => {
       h.hub.admin.withholdAcks({ user_id: ALICE.id, count: 1 });
       const pending = alice.send({ chatId: CHAT, text: 'doomed' });
       await when(alice, ['frame'], () => h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' }).length > 0);
-      const frame = h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' })[0].frame as Record<string, any>;
+      const frame = uplinks(h, ALICE.id, 'message.send')[0];
       h.hub.admin.sendRaw(
         { user_id: ALICE.id },
         { version: '2', event: 'message.error', trace_id: frame.trace_id, emitted_at: 1, chat_id: CHAT, payload: { message_id: frame.payload.message_id, code: serverCode, reason: 'injected', rejected_at: 2 } },

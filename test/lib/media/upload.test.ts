@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { truncateSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -343,6 +344,27 @@ describe('uploadMedia (dev hub media service)', function () {
     it('a Readable shorter than its declared size fails with SOURCE_SIZE_MISMATCH', async () => {
       const stream = Readable.from([Buffer.alloc(300_000, 1)]);
       await expectMediaError(uploadMedia(stream, { url: hub.mediaUrl, token: TOKEN, size: 400_000 }), 'SOURCE_SIZE_MISMATCH');
+    });
+
+    it('a file that shrinks during the upload fails with SOURCE_SIZE_MISMATCH and nothing is stored', async () => {
+      const file = path.join(dir, 'shrinking.bin');
+      await writeFile(file, Buffer.alloc(4 * 1024 * 1024, 2));
+      const stored = hub.admin.media().length;
+      let cut = false;
+      await expectMediaError(
+        uploadMedia(file, {
+          url: hub.mediaUrl,
+          token: TOKEN,
+          onProgress: (p) => {
+            if (p.sent > 0 && !cut) {
+              cut = true;
+              truncateSync(file, 1024 * 1024);
+            }
+          },
+        }),
+        'SOURCE_SIZE_MISMATCH',
+      );
+      assert.equal(hub.admin.media().length, stored);
     });
 
     it('a missing file is SOURCE_UNREADABLE and nothing is sent', async () => {

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
 import { MeshDecodeError } from '../../../lib/mesh/errors';
 import { PostcardReader } from '../../../lib/mesh/postcard-reader';
 import { PostcardWriter } from '../../../lib/mesh/postcard-writer';
@@ -77,6 +78,30 @@ describe('lib/mesh/postcard', () => {
       for (const s of ['', 'a', 'alice', 'x'.repeat(24), 'x'.repeat(25), 'Grüße', '👋'.repeat(40)]) {
         assert.equal(reader(written((w) => w.str(s))).str('s'), s);
       }
+    });
+
+    it('reads any sequence of strings and byte runs back, across the ASCII window and after binary data', () => {
+      const item = fc.oneof(
+        fc.string({ unit: 'grapheme-ascii', maxLength: 300 }),
+        fc.string({ unit: 'binary', maxLength: 80 }),
+        fc.uint8Array({ maxLength: 400 }),
+      );
+      fc.assert(
+        fc.property(fc.array(item, { maxLength: 12 }), (items) => {
+          const w = new PostcardWriter(8);
+          for (const x of items) {
+            if (typeof x === 'string') w.str(x);
+            else w.bytes(x);
+          }
+          const r = new PostcardReader(w.finish(), 0);
+          for (const x of items) {
+            if (typeof x === 'string') assert.equal(r.str('s'), x);
+            else assert.deepEqual([...r.bytesView('b')], [...x]);
+          }
+          assert.equal(r.remaining, 0);
+        }),
+        { numRuns: 500 },
+      );
     });
 
     it('bytes come back as a view into the input', () => {

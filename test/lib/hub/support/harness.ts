@@ -120,3 +120,28 @@ export async function eventually(check: () => boolean, timeoutMs = 5000, what = 
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** An uplink as the hub logged it, typed loosely enough for assertions on its fields. */
+export interface WireFrame {
+  version: string;
+  event: string;
+  trace_id: string;
+  chat_id?: string;
+  to?: unknown;
+  sender?: { id: string; type?: string };
+  target_device_id?: string;
+  payload: {
+    message_id?: string;
+    sequence?: number;
+    fragments?: unknown[];
+    streaming?: { status: string };
+    message?: { context?: unknown; [key: string]: unknown };
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** The uplinks of `userId` with `event` the hub received, oldest first. */
+export function uplinks(h: Harness, userId: string, event: string): WireFrame[] {
+  return h.hub.admin.received({ user_id: userId, event }).map((f) => f.frame as unknown as WireFrame);
+}

@@ -1,0 +1,206 @@
+/**
+ * `npm run bench:hub`: the hub client through the dev hub on loopback, beside a bare `ws` request/response loop
+ * measured in the same run (the floor any client on this machine could reach).
+ *
+ * 1. one request at a time: bare ws echo, then `send` → `message.ack` (memory store, then sqlite with fsync);
+ *    latency p50 / p99 and round trips per second;
+ * 2. pipelined: 64 in flight, bare ws and `send` → `message.ack`, messages per second;
+ * 3. replay: 10 000 messages queued for an offline device, then the device connects with v2 acks; messages per
+ *    second from `start()` until every message is persisted, reported and acked (memory store, then sqlite).
+ *
+ * The dev hub runs in this process (as in the tests), so its own work and garbage collection are in the figures.
+ *
+ * BENCH_N (default 2000) sets the round trips of parts 1 and 2; BENCH_REPLAY (default 10000) the replay backlog.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import WebSocket, { WebSocketServer } from 'ws';
+import { startDevHub, type DevHub } from '../devhub';
+import { HubClient } from '../lib/hub';
+import { openStore, type Store } from '../lib/store';
+
+const N = Number(process.env.BENCH_N ?? 2000);
+const REPLAY = Number(process.env.BENCH_REPLAY ?? 10_000);
+const WINDOW = 64;
+const ALICE = { id: 'usr_alice', token: 'bench-alice' };
+const BOB = { id: 'usr_bob', token: 'bench-bob' };
+const CHAT = 'chat-bench';
+const FRAME_TEXT = 'x'.repeat(64);
+
+interface Latency {
+  perSec: number;
+  p50: number;
+  p99: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summarize(samplesMs: number[], totalMs: number): Latency {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  return { perSec: (samplesMs.length / totalMs) * 1000, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/** The floor: a ws server that answers each frame with an ack-sized frame, and a client that waits for it. */
+async function bareWs(): Promise<{ sequential: Latency; pipelinedPerSec: number }> {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  server.on('connection', (ws) =>
+    ws.on('message', (data) => {
+      const req = JSON.parse(data.toString()) as { trace_id: string };
+      ws.send(JSON.stringify({ version: '2', event: 'message.ack', trace_id: req.trace_id, emitted_at: Date.now(), chat_id: CHAT, payload: { message_id: req.trace_id, accepted_at: Date.now() } }));
+    }),
+  );
+  const port = (server.address() as { port: number }).port;
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { perMessageDeflate: false });
+  await new Promise<void>((r) => ws.once('open', () => r()));
+  let answer: (() => void) | undefined;
+  let answered = 0;
+  ws.on('message', () => {
+    answered++;
+    answer?.();
+  });
+  const frame = (i: number): string =>
+    JSON.stringify({ version: '2', event: 'message.send', trace_id: `t${i}`, emitted_at: Date.now(), chat_id: CHAT, payload: { message_id: `m${i}`, message_mode: 'normal', message: { body: { fragments: [{ kind: 'text', text: FRAME_TEXT }] }, context: { mentions: [], reply: null } } } });
+
+  const samples: number[] = [];
+  const t0 = nowMs();
+  for (let i = 0; i < N; i++) {
+    const start = nowMs();
+    await new Promise<void>((resolve) => {
+      answer = resolve;
+      ws.send(frame(i));
+    });
+    samples.push(nowMs() - start);
+  }
+  const sequential = summarize(samples, nowMs() - t0);
+
+  answered = 0;
+  let sent = 0;
+  const p0 = nowMs();
+  await new Promise<void>((resolve) => {
+    answer = () => {
+      if (answered === N) resolve();
+      else if (sent < N) ws.send(frame(sent++));
+    };
+    while (sent < Math.min(WINDOW, N)) ws.send(frame(sent++));
+  });
+  const pipelinedPerSec = (N / (nowMs() - p0)) * 1000;
+  ws.close();
+  await new Promise<void>((r) => server.close(() => r()));
+  return { sequential, pipelinedPerSec };
+}
+
+function client(hub: DevHub, user: { id: string; token: string }, store: Store, deviceId: string): HubClient {
+  return new HubClient({ url: hub.wsUrl, token: user.token, userId: user.id, deviceId, store, pingSilenceMs: 0, maxInFlight: WINDOW });
+}
+
+async function live(c: HubClient): Promise<void> {
+  const ready = new Promise<void>((resolve) => c.on('state', (s) => s.state === 'connected' && resolve()));
+  c.start();
+  await ready;
+}
+
+async function hubSendAck(hub: DevHub, store: Store, label: string): Promise<{ sequential: Latency; pipelinedPerSec: number }> {
+  const alice = client(hub, ALICE, store, `bench-${label}`);
+  await live(alice);
+  const samples: number[] = [];
+  const t0 = nowMs();
+  for (let i = 0; i < N; i++) {
+    const start = nowMs();
+    await alice.send({ chatId: CHAT, text: FRAME_TEXT });
+    samples.push(nowMs() - start);
+  }
+  const sequential = summarize(samples, nowMs() - t0);
+  const p0 = nowMs();
+  await Promise.all(Array.from({ length: N }, () => alice.send({ chatId: CHAT, text: FRAME_TEXT })));
+  const pipelinedPerSec = (N / (nowMs() - p0)) * 1000;
+  await alice.stop();
+  return { sequential, pipelinedPerSec };
+}
+
+async function replay(hub: DevHub, store: Store, label: string): Promise<{ perSec: number; ms: number; acked: boolean }> {
+  const deviceId = `bench-replay-${label}`;
+  // Register the device once so that the backlog is queued for it, then take it offline.
+  const first = client(hub, BOB, openStore(':memory:'), deviceId);
+  await live(first);
+  await first.stop();
+  const alice = client(hub, ALICE, openStore(':memory:'), `bench-filler-${label}`);
+  await live(alice);
+  await Promise.all(Array.from({ length: REPLAY }, (_, i) => alice.send({ chatId: CHAT, text: `backlog ${i}` })));
+  await alice.stop();
+
+  const bob = client(hub, BOB, store, deviceId);
+  let received = 0;
+  const done = new Promise<void>((resolve) => bob.on('replay-done', () => resolve()));
+  bob.on('message', () => received++);
+  const t0 = nowMs();
+  bob.start();
+  await done;
+  if (received !== REPLAY) throw new Error(`replay delivered ${received} of ${REPLAY}`);
+  // The final ack is flushed at replay.done; give it the time to cross the socket.
+  const allAcked = (): boolean => {
+    const device = hub.admin.devices().find((d) => d.device_id === deviceId);
+    return device !== undefined && device.acked_dseq === device.last_dseq;
+  };
+  const deadline = nowMs() + 2000;
+  while (!allAcked() && nowMs() < deadline) await new Promise((r) => setTimeout(r, 1));
+  const ackedMs = nowMs() - t0;
+  const acked = allAcked();
+  await bob.stop();
+  return { perSec: (REPLAY / ackedMs) * 1000, ms: ackedMs, acked };
+}
+
+function row(label: string, l: Latency, floor?: Latency): string {
+  const ratio = floor ? `  (${(l.perSec / floor.perSec).toFixed(2)}× bare ws)` : '';
+  return `  ${label.padEnd(34)} ${l.perSec.toFixed(0).padStart(7)} round trips/s   p50 ${l.p50.toFixed(3)} ms   p99 ${l.p99.toFixed(3)} ms${ratio}`;
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawling-hub-bench-'));
+  const hub = await startDevHub({
+    users: [ALICE, BOB],
+    chats: [{ id: CHAT, members: [ALICE.id, BOB.id] }],
+    settings: { ping_interval_ms: 0 },
+  });
+  try {
+    console.log(`hub client bench (node ${process.version}, ${os.cpus().length} cpus); ${N} round trips, replay of ${REPLAY}`);
+    const floor = await bareWs();
+    const memory = await hubSendAck(hub, openStore(':memory:'), 'memory');
+    const sqliteStore = openStore(path.join(dir, 'send.sqlite'));
+    const sqlite = await hubSendAck(hub, sqliteStore, 'sqlite');
+    sqliteStore.close();
+
+    console.log('\none at a time (send, wait for the answer):');
+    console.log(row('bare ws request/response', floor.sequential));
+    console.log(row('hub send→ack, memory store', memory.sequential, floor.sequential));
+    console.log(row('hub send→ack, sqlite (fsync)', sqlite.sequential, floor.sequential));
+
+    console.log(`\npipelined (${WINDOW} in flight):`);
+    const pipe = (label: string, perSec: number): string =>
+      `  ${label.padEnd(34)} ${perSec.toFixed(0).padStart(7)} msgs/s${label.startsWith('bare') ? '' : `  (${(perSec / floor.pipelinedPerSec).toFixed(2)}× bare ws)`}`;
+    console.log(pipe('bare ws request/response', floor.pipelinedPerSec));
+    console.log(pipe('hub send→ack, memory store', memory.pipelinedPerSec));
+    console.log(pipe('hub send→ack, sqlite (fsync)', sqlite.pipelinedPerSec));
+
+    console.log(`\nreplay of ${REPLAY} queued messages, v2 acks:`);
+    const mem = await replay(hub, openStore(':memory:'), 'memory');
+    console.log(`  ${'memory store'.padEnd(34)} ${mem.perSec.toFixed(0).padStart(7)} msgs/s   (${mem.ms.toFixed(0)} ms to the last ack; all acked: ${mem.acked})`);
+    const replayStore = openStore(path.join(dir, 'replay.sqlite'));
+    const disk = await replay(hub, replayStore, 'sqlite');
+    replayStore.close();
+    console.log(`  ${'sqlite store (fsync per batch)'.padEnd(34)} ${disk.perSec.toFixed(0).padStart(7)} msgs/s   (${disk.ms.toFixed(0)} ms to the last ack; all acked: ${disk.acked})`);
+  } finally {
+    await hub.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

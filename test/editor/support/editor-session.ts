@@ -1,0 +1,161 @@
+/**
+ * One editor session per test file: Node-RED 4.1 with this package linked into a private userDir (through
+ * `launchNodeRed`, so the palette and Import ▸ Examples show what a user gets), optionally the dev hub the examples
+ * talk to, and Chromium on the editor. Everything the browser and the runtime say is recorded: the browser's
+ * uncaught errors and console errors (attributed to the test that was running), every request that would leave
+ * 127.0.0.1 (refused), and the runtime's log lines.
+ */
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { PACKAGE_ROOT, launchNodeRed, type RunningNodeRed } from '../../../cli/node-red-launcher';
+import { launchChromium } from './chromium';
+import { startExampleHub, type ExampleHub } from './example-hub';
+import { freePort } from './free-port';
+import { openEditor } from './editor-ui';
+
+export const SCREENSHOT_DIR = path.join(PACKAGE_ROOT, 'test', 'editor', 'screenshots');
+export const README_SCREENSHOT_DIR = path.join(PACKAGE_ROOT, 'docs', 'screenshots');
+
+export interface BrowserProblem {
+  test: string;
+  kind: 'uncaught' | 'console' | 'outside request';
+  text: string;
+}
+
+export interface EditorSession {
+  readonly page: Page;
+  readonly url: string;
+  readonly userDir: string;
+  readonly nodeRed: RunningNodeRed;
+  /** Present when the session was asked for one. */
+  readonly hub: ExampleHub;
+  readonly runtimeLog: string[];
+  readonly problems: BrowserProblem[];
+  /** Where to save a screenshot named `name` (CI artifact, git-ignored). */
+  screenshot(name: string): string;
+  /** Resolves with the first runtime log line matching `pattern` at or after index `from` of `runtimeLog`. */
+  waitForLog(pattern: RegExp, from: number, ms?: number): Promise<string>;
+}
+
+interface SessionState {
+  dir: string;
+  context: BrowserContext;
+  page: Page;
+  nodeRed: RunningNodeRed;
+  hub?: ExampleHub;
+}
+
+const LOCAL = /^(http|ws):\/\/127\.0\.0\.1:\d+\//;
+
+/** Registers mocha hooks that start the session before the file's tests and stop it after them. */
+export function useEditorSession(label: string, options: { hub?: boolean } = {}): EditorSession {
+  let state: SessionState | undefined;
+  let currentTest = 'starting the editor';
+  const runtimeLog: string[] = [];
+  const logged = new EventEmitter();
+  const problems: BrowserProblem[] = [];
+  const started = (): SessionState => {
+    if (!state) throw new Error('the editor session did not start (see the before all hook)');
+    return state;
+  };
+
+  before(async function () {
+    this.timeout(90_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `editor-${label}-`));
+    const hub = options.hub ? await startExampleHub() : undefined;
+    const nodeRed = await launchNodeRed({
+      userDir: path.join(dir, 'node-red'),
+      port: await freePort(),
+      onLog: (line) => {
+        runtimeLog.push(line);
+        logged.emit('line', line);
+      },
+    });
+    const context = await launchChromium(path.join(dir, 'chromium-profile'));
+    state = { dir, context, nodeRed, hub, page: context.pages()[0] ?? (await context.newPage()) };
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (LOCAL.test(url) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      problems.push({ test: currentTest, kind: 'outside request', text: url });
+      return route.abort('blockedbyclient');
+    });
+    const page = state.page;
+    page.on('pageerror', (err) => problems.push({ test: currentTest, kind: 'uncaught', text: err.stack ?? err.message }));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push({ test: currentTest, kind: 'console', text: message.text() });
+    });
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await openEditor(page, nodeRed.url);
+  });
+
+  beforeEach(function () {
+    currentTest = this.currentTest?.fullTitle() ?? 'unknown test';
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    if (!state) return;
+    const { context, nodeRed, hub, dir } = state;
+    state = undefined;
+    await context.close().catch(() => undefined);
+    await nodeRed.stop();
+    await hub?.hub.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  return {
+    get page() {
+      return started().page;
+    },
+    get url() {
+      return started().nodeRed.url;
+    },
+    get userDir() {
+      return path.join(started().dir, 'node-red');
+    },
+    get nodeRed() {
+      return started().nodeRed;
+    },
+    get hub() {
+      const hub = started().hub;
+      if (!hub) throw new Error('this session was started without a dev hub');
+      return hub;
+    },
+    runtimeLog,
+    problems,
+    screenshot: (name) => path.join(SCREENSHOT_DIR, `${name}.png`),
+    waitForLog: (pattern, from, ms = 20_000) =>
+      new Promise<string>((resolve, reject) => {
+        const seen = runtimeLog.slice(from).find((l) => pattern.test(l));
+        if (seen) return resolve(seen);
+        const timer = setTimeout(() => {
+          logged.off('line', onLine);
+          reject(new Error(`the runtime did not log ${pattern}; since then it logged:\n${runtimeLog.slice(from).join('\n')}`));
+        }, ms);
+        const onLine = (line: string): void => {
+          if (!pattern.test(line)) return;
+          clearTimeout(timer);
+          logged.off('line', onLine);
+          resolve(line);
+        };
+        logged.on('line', onLine);
+      }),
+  };
+}
+
+/** The last test of a file: nothing went wrong in the browser while the file's tests ran. */
+export function itLeftNoBrowserErrors(session: EditorSession): void {
+  it('left no uncaught error or console error in the browser, and fetched nothing outside 127.0.0.1', () => {
+    if (session.problems.length === 0) return;
+    const lines = session.problems.map((p) => `  [${p.kind}] during "${p.test}": ${p.text.split('\n').slice(0, 4).join(' | ')}`);
+    throw new Error(`the browser reported ${session.problems.length} problem(s):\n${lines.join('\n')}`);
+  });
+}
+
+/** Runtime log lines at `[error]` level since `from` (an index into `session.runtimeLog`). */
+export function runtimeErrors(session: EditorSession, from = 0): string[] {
+  return session.runtimeLog.slice(from).filter((line) => /\[error\]/.test(line));
+}
