@@ -55,15 +55,9 @@ export type ProposalInput = Uint8Array | AppDataUpdate;
 /** The encoding of an empty collection, what a delta applies to when its component is absent. */
 const EMPTY_SNAPSHOT = Uint8Array.of(0);
 
-/** Thrown inside the apply loop, caught once at the top. */
-class Rejection extends Error {
-  constructor(readonly error: CommitRejectedError) {
-    super(error.message);
-  }
-}
-
+/** Thrown inside the apply loop and caught once at the top, where it becomes the returned rejection. */
 function reject(reason: string, rule: string, message: string, details?: Record<string, unknown>): never {
-  throw new Rejection(new CommitRejectedError(reason, rule, message, details));
+  throw new CommitRejectedError(reason, rule, message, details);
 }
 
 function fromDecodeError(err: DictionaryError, stage: string, details: Record<string, unknown>): CommitRejectedError {
@@ -106,7 +100,7 @@ export function applyCommit(
   try {
     return new CommitApplier(pre, writer, options.hasher).run(decoded);
   } catch (err) {
-    if (err instanceof Rejection) return { ok: false, error: err.error };
+    if (err instanceof CommitRejectedError) return { ok: false, error: err };
     throw err;
   }
 }
@@ -133,7 +127,7 @@ class CommitApplier {
         this.applyOne(p, i);
       } catch (err) {
         if (err instanceof DictionaryError && !(err instanceof CommitRejectedError)) {
-          throw new Rejection(fromDecodeError(err, p.op === 'update' ? 'payload' : 'remove', { proposal: i, componentId: p.componentId }));
+          throw fromDecodeError(err, p.op === 'update' ? 'payload' : 'remove', { proposal: i, componentId: p.componentId });
         }
         throw err;
       }
@@ -143,7 +137,7 @@ class CommitApplier {
     try {
       bytes = encodeDictionary(this.working);
     } catch (err) {
-      if (err instanceof DictionaryError) throw new Rejection(fromDecodeError(err, 'post-commit dictionary', {}));
+      if (err instanceof DictionaryError) throw fromDecodeError(err, 'post-commit dictionary', {});
       throw err;
     }
     return {
@@ -220,7 +214,7 @@ class CommitApplier {
       if (indexed) ix = indexSnapshot(prior ?? EMPTY_SNAPSHOT, shape, `${name} snapshot`);
       else if (prior !== undefined) snapshot = decodeSnapshot(prior, shape, `${name} snapshot`);
     } catch (err) {
-      if (err instanceof DictionaryError) throw new Rejection(fromDecodeError(err, 'snapshot', at));
+      if (err instanceof DictionaryError) throw fromDecodeError(err, 'snapshot', at);
       throw err;
     }
     const mutations = decodeDelta(payload, shape, `${name} delta`);

@@ -130,14 +130,14 @@ function fieldError(code: string, field: string, message: string): MeshDecodeErr
 }
 
 /** Strings cross into UTF-8 on every wire, so a lone surrogate (which has no UTF-8 form) is refused here. */
-const SURROGATE = /[\uD800-\uDFFF]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// `String.prototype.isWellFormed` (Node 20+, not yet in the ES2022 typings) is one native scan.
+const isWellFormed = (value: string): boolean => (value as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 function text(value: unknown, field: string): string {
   if (typeof value !== 'string') {
     throw fieldError(value === undefined ? 'MISSING_FIELD' : 'BAD_FIELD_TYPE', field, value === undefined ? 'is missing' : 'must be a string');
   }
-  if (SURROGATE.test(value) && LONE_SURROGATE.test(value)) throw fieldError('BAD_UNICODE', field, 'contains a lone UTF-16 surrogate');
+  if (!isWellFormed(value)) throw fieldError('BAD_UNICODE', field, 'contains a lone UTF-16 surrogate');
   return value;
 }
 
@@ -250,8 +250,8 @@ function missing(field: string): never {
 function metadataEntry(key: unknown, value: unknown): void {
   if (typeof key !== 'string') throw fieldError('BAD_FIELD_TYPE', 'metadata key', 'must be a string');
   if (typeof value !== 'string') throw fieldError('BAD_FIELD_TYPE', `metadata[${JSON.stringify(key)}]`, 'must be a string');
-  if (SURROGATE.test(key)) text(key, 'metadata key');
-  if (SURROGATE.test(value)) text(value, `metadata[${JSON.stringify(key)}]`);
+  if (!isWellFormed(key)) text(key, 'metadata key');
+  if (!isWellFormed(value)) text(value, `metadata[${JSON.stringify(key)}]`);
 }
 
 function metadataMap(value: unknown): Map<string, string> {
