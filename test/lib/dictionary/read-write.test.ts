@@ -40,6 +40,8 @@ describe('lib/dictionary fields, reads and writes', () => {
     assert.deepEqual(readGroupMetadata(bare), { groupName: '', description: '', imageUrl: '', appData: '' });
     assert.deepEqual(readField(bare, 'APP_DATA').value, { kind: 'string', value: '' });
     assert.deepEqual(readGroupMetadata(group).groupName, 'Lobby');
+    // A leading U+FEFF is part of the value: two different stored names must not read as one.
+    assert.equal(readGroupMetadata(groupBytes({ name: '\uFEFFLobby' })).groupName, '\uFEFFLobby');
   });
 
   it('META-069 lists application fields with all three policies and the present well-known fields, with shapes', () => {

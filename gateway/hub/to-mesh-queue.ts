@@ -1,0 +1,199 @@
+/**
+ * Hub messages on their way into the mesh: a durable queue, because the hub is told a message arrived as soon as the
+ * client has stored it, long before the mesh recipient ACKs it. A job leaves the queue when its recipient ACKed
+ * everything (or it is given up after `max_attempts` sends without an ACK); a crash in between replays it from the
+ * store, with the same mesh ids, so the recipient's dedup absorbs what it already had.
+ *
+ * At most `concurrency` jobs run at once, oldest first; a job waiting for its retry does not hold a slot, so one
+ * unreachable recipient cannot stall the others. "No route" (no neighbour at all) does not use up attempts: those
+ * jobs wait for `wake()`, which the bridge calls when a neighbour comes up, or for their backoff.
+ */
+import type { Queue, Store } from '../../lib/store';
+import type { RouterClock } from '../router';
+import { parseJob, type ToMeshJob } from './hub-to-mesh';
+
+export const TO_MESH_QUEUE = 'hub-bridge.to-mesh';
+
+export type DeliveryOutcome =
+  | { status: 'done' }
+  /** `attempt`: this try counts against `max_attempts` (an ACK that never came), unlike a missing route. */
+  | { status: 'retry'; attempt: boolean; reason: string }
+  | { status: 'failed'; reason: string };
+
+export interface ToMeshQueueOptions {
+  capacity: number;
+  concurrency: number;
+  maxAttempts: number;
+  retryMinMs: number;
+  retryMaxMs: number;
+}
+
+interface Item {
+  seq: number;
+  job: ToMeshJob;
+  attempts: number;
+  tries: number;
+  notBefore: number;
+  running: boolean;
+  /** What the deliverer already achieved for this job (kept across its retries in this process). */
+  progress: Record<string, unknown>;
+}
+
+export interface ToMeshHooks {
+  deliver(job: ToMeshJob, progress: Record<string, unknown>, signal: AbortSignal): Promise<DeliveryOutcome>;
+  onDone?(job: ToMeshJob): void;
+  onFailed?(job: ToMeshJob, reason: string): void;
+  onDropped?(job: ToMeshJob): void;
+}
+
+export class ToMeshQueue {
+  private readonly queue: Queue;
+  private readonly items: Item[] = [];
+  private running = 0;
+  private timer: unknown;
+  private timerAt: number | undefined;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private droppedCount = 0;
+  private readonly idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: ToMeshQueueOptions,
+    private readonly hooks: ToMeshHooks,
+    private readonly clock: RouterClock,
+  ) {
+    this.queue = store.queue(TO_MESH_QUEUE, { capacity: options.capacity, overflow: 'reject' });
+  }
+
+  get depth(): number {
+    return this.items.length;
+  }
+
+  get inflight(): number {
+    return this.running;
+  }
+
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  /** Loads what an earlier run left; unreadable rows are removed. */
+  open(): void {
+    const now = this.clock.now();
+    for (const row of this.queue.peek()) {
+      const job = parseJob(row.value);
+      if (job === undefined) {
+        this.queue.remove(row.seq);
+        continue;
+      }
+      this.items.push({ seq: row.seq, job, attempts: 0, tries: 0, notBefore: now, running: false, progress: {} });
+    }
+    this.pump();
+  }
+
+  /** Makes the jobs durable (one commit), dropping the oldest waiting ones when full, then starts them. */
+  add(jobs: readonly ToMeshJob[]): void {
+    if (jobs.length === 0 || this.stopped) return;
+    const now = this.clock.now();
+    this.store.transaction(() => {
+      for (const job of jobs) {
+        while (this.items.length >= this.options.capacity) {
+          const oldest = this.items.findIndex((i) => !i.running);
+          if (oldest < 0) break;
+          const [gone] = this.items.splice(oldest, 1);
+          this.queue.remove(gone!.seq);
+          this.droppedCount += 1;
+          this.hooks.onDropped?.(gone!.job);
+        }
+        const seq = this.queue.push(JSON.stringify(job));
+        this.items.push({ seq, job, attempts: 0, tries: 0, notBefore: now, running: false, progress: {} });
+      }
+    });
+    this.pump();
+  }
+
+  /** A neighbour came up: jobs that were waiting for a route go now. */
+  wake(): void {
+    const now = this.clock.now();
+    for (const item of this.items) if (!item.running && item.attempts < this.options.maxAttempts) item.notBefore = Math.min(item.notBefore, now);
+    this.pump();
+  }
+
+  /** Resolves once no job is queued (tests, shutdown reports). */
+  whenEmpty(): Promise<void> {
+    if (this.items.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const now = this.clock.now();
+    let next = Infinity;
+    for (const item of this.items) {
+      if (this.running >= this.options.concurrency) break;
+      if (item.running) continue;
+      if (item.notBefore > now) {
+        next = Math.min(next, item.notBefore);
+        continue;
+      }
+      void this.run(item);
+    }
+    this.arm(next);
+  }
+
+  private arm(at: number): void {
+    if (at === Infinity || this.stopped) return;
+    if (this.timerAt !== undefined && this.timerAt <= at) return;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = undefined;
+      this.pump();
+    }, Math.max(1, at - this.clock.now()));
+  }
+
+  private async run(item: Item): Promise<void> {
+    item.running = true;
+    this.running += 1;
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await this.hooks.deliver(item.job, item.progress, this.abort.signal);
+    } catch (err) {
+      outcome = { status: 'retry', attempt: true, reason: (err as Error).message };
+    }
+    item.running = false;
+    this.running -= 1;
+    if (this.stopped) return;
+    if (outcome.status === 'retry') {
+      item.tries += 1;
+      if (outcome.attempt) item.attempts += 1;
+      if (item.attempts >= this.options.maxAttempts) outcome = { status: 'failed', reason: `no ACK after ${item.attempts} attempts (${outcome.reason})` };
+      else {
+        const delay = Math.min(this.options.retryMaxMs, this.options.retryMinMs * 2 ** Math.min(item.tries - 1, 20));
+        item.notBefore = this.clock.now() + delay;
+      }
+    }
+    if (outcome.status !== 'retry') {
+      this.remove(item);
+      if (outcome.status === 'done') this.hooks.onDone?.(item.job);
+      else this.hooks.onFailed?.(item.job, outcome.reason);
+    }
+    this.pump();
+  }
+
+  private remove(item: Item): void {
+    const at = this.items.indexOf(item);
+    if (at >= 0) this.items.splice(at, 1);
+    if (!this.store.closed) this.queue.remove(item.seq);
+    if (this.items.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+  }
+}
