@@ -20,7 +20,8 @@ import type { MeshMessageEvent } from '../bus';
 import { Extension, type ExtensionContext } from '../extension';
 import type { Counter } from '../metrics';
 import { resolveBridgeConfig, type BridgeConfig, type MeshToHubRule } from '../hub/bridge-config';
-import { HUB_CONFIG_SCHEMA, type HubSettings } from '../hub/config-schema';
+import { HUB_CONFIG_SCHEMA } from '../hub/config-schema';
+import { readHubSettings } from '../hub/read-settings';
 import { FileIntake, type WholeFile } from '../hub/file-intake';
 import { hubLogger } from '../hub/hub-logger';
 import { HubSends, type Settle } from '../hub/hub-sends';
@@ -53,7 +54,7 @@ export class HubBridge extends Extension {
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
-    this.settings = resolveBridgeConfig(ctx.config.hub as unknown as HubSettings, ctx.config.gateway.app_id);
+    this.settings = resolveBridgeConfig(readHubSettings(ctx.config.hub), ctx.config.gateway.app_id);
     const m = ctx.metrics;
     this.c = {
       bridged: m.counter('clawling_gateway_hub_bridged_total', 'Messages handed to the hub or to the mesh by the hub bridge, by direction.'),
