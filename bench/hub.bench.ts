@@ -169,6 +169,8 @@ async function main(): Promise<void> {
   });
   try {
     console.log(`hub client bench (node ${process.version}, ${os.cpus().length} cpus); ${N} round trips, replay of ${REPLAY}`);
+    // Warm-up (JIT, the hub's first allocations), so that the first measured row is not penalized for going first.
+    await hubSendAck(hub, openStore(':memory:'), 'warmup');
     const floor = await bareWs();
     const memory = await hubSendAck(hub, openStore(':memory:'), 'memory');
     const sqliteStore = openStore(path.join(dir, 'send.sqlite'));

@@ -36,6 +36,7 @@ export interface BridgeConfig {
   reliability: 'v2' | 'v1';
   ackTimeoutMs: number;
   sendExpiryMs: number;
+  reconnect: { initialMs: number; maxMs: number };
   outboxCapacity: number;
   senderNames: ReadonlyMap<string, string>;
   meshToHub: MeshToHubRule[];
@@ -101,6 +102,7 @@ export function resolveBridgeConfig(settings: HubSettings, gatewayAppId: string,
   const meshRules = settings.mesh_to_hub.map((r, i) => meshToHub(r, i, problems));
   const hubRules = settings.hub_to_mesh.map((r, i) => hubToMesh(r, i, gatewayAppId, problems));
   for (const address of Object.keys(settings.sender_names)) identifier(address, `hub.sender_names.${address}`, problems);
+  if (settings.reconnect_max_ms < settings.reconnect_min_ms) problems.push('hub.reconnect_max_ms: must not be below hub.reconnect_min_ms');
   if (settings.to_mesh.retry_max_ms < settings.to_mesh.retry_min_ms) problems.push('hub.to_mesh.retry_max_ms: must not be below hub.to_mesh.retry_min_ms');
   let mediaUrl = settings.media_url ?? '';
   try {
@@ -120,6 +122,7 @@ export function resolveBridgeConfig(settings: HubSettings, gatewayAppId: string,
     reliability: settings.reliability,
     ackTimeoutMs: settings.ack_timeout_ms,
     sendExpiryMs: settings.send_expiry_ms,
+    reconnect: { initialMs: settings.reconnect_min_ms, maxMs: settings.reconnect_max_ms },
     outboxCapacity: settings.outbox_max_entries,
     senderNames: new Map(Object.entries(settings.sender_names)),
     meshToHub: meshRules,

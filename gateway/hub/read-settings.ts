@@ -18,7 +18,9 @@ function describe(err: ErrorObject): string {
 export function readHubSettings(section: unknown): HubSettings {
   const copy = structuredClone(section ?? {}) as Record<string, unknown>;
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strictSchema: true, strictTypes: false, strictRequired: false, allowUnionTypes: true });
-  const validate = ajv.compile(HUB_CONFIG_SCHEMA);
+  // The section's own `default` only means something inside the whole gateway schema.
+  const { default: _ignored, ...schema } = HUB_CONFIG_SCHEMA;
+  const validate = ajv.compile(schema);
   if (!validate(copy)) {
     const problems = (validate.errors ?? []).map(describe);
     throw new HubBridgeError('HUB_CONFIG_INVALID', `invalid hub bridge configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`, { problems });

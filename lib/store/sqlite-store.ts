@@ -50,10 +50,14 @@ export interface SqliteStoreOptions extends OpenStoreOptions {
 
 type Row = Record<string, unknown>;
 
-/** Maps a driver error to our codes; our own errors pass through untouched. */
+/**
+ * Maps a driver error to our codes. Our own errors, and whatever a transaction callback threw, pass through
+ * untouched: a caller's exception must come back as itself, not disguised as an I/O failure.
+ */
 function translate(err: unknown, location: string): Error {
   if (err instanceof StoreError) return err;
   const code = String((err as { code?: unknown })?.code ?? '');
+  if (!code.startsWith('SQLITE') && err instanceof Error) return err;
   const message = (err as Error)?.message ?? String(err);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new StoreError('STORE_LOCKED', `store file ${location} is in use by another owner (${message})`, { location, sqlite: code }, { cause: err });

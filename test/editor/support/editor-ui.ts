@@ -26,7 +26,7 @@ export async function openEditor(page: Page, url: string): Promise<void> {
 }
 
 export function paletteNode(page: Page, type: string): Locator {
-  return page.locator(`#red-ui-palette-container .red-ui-palette-node[data-palette-type="${type}"], .red-ui-palette-node[data-palette-type="${type}"]`).first();
+  return page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`).first();
 }
 
 export async function nodeIdsOfType(page: Page, type: string): Promise<string[]> {
@@ -108,6 +108,18 @@ export async function openNodeDialog(page: Page, nodeId: string): Promise<Locato
 export async function clickDone(page: Page): Promise<void> {
   await page.locator('#node-dialog-ok').click();
   await waitAllTraysClosed(page);
+}
+
+/** Cancels whatever edit trays are open, innermost first. */
+export async function closeAllTrays(page: Page): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    const open = await page.locator('#red-ui-editor-stack .red-ui-tray').count();
+    if (open === 0) return;
+    const cancel = page.locator('#node-config-dialog-cancel, #node-dialog-cancel').filter({ visible: true }).last();
+    if ((await cancel.count()) === 0) await page.keyboard.press('Escape');
+    else await cancel.click();
+    await page.waitForFunction((n) => (globalThis as unknown as EditorWindow).document.querySelectorAll('#red-ui-editor-stack .red-ui-tray').length < n, open, { timeout: TIMEOUT_MS }).catch(() => undefined);
+  }
 }
 
 export async function clickCancel(page: Page): Promise<void> {

@@ -16,7 +16,7 @@ import type { HubBridge } from '../../../gateway/extensions/hub-bridge';
 import type { VirtualPeer, VirtualReceipt } from '../../../gateway/radios';
 import { Recorder, eventually, startBroker, type TestBroker } from '../support/broker';
 import { BASE, startGateway, type Running } from '../support/gateway';
-import { ALICE, BOB, CAROL, CHAT, GATEWAY_USER, Tester, hubSection, startHub } from './support/hub-site';
+import { ALICE, BOB, CAROL, CHAT, GATEWAY_TOKEN, GATEWAY_USER, TESTER_TOKEN, Tester, hubSection, startHub } from './support/hub-site';
 
 function ackFor(id: string) {
   return (r: VirtualReceipt): boolean => r.message !== undefined && isAck(r.message) && ackTarget(r.message) === id;
@@ -167,7 +167,7 @@ describe('hub bridge end to end (simulated radios, aedes, dev hub, sqlite)', fun
   it('sends hub media into the mesh as a chunked file the recipient reassembles byte for byte', async () => {
     const alice = gw.peer('sim0', 'alice');
     const image = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(9000)]);
-    const fragment = await uploadMedia(image, { url: hub.mediaUrl, token: 'tester-test-token-91c2', name: 'porch.png', mime: 'image/png', enrich: false });
+    const fragment = await uploadMedia(image, { url: hub.mediaUrl, token: TESTER_TOKEN, name: 'porch.png', mime: 'image/png', enrich: false });
     await tester.client.send({ chatId: CHAT, fragments: [{ ...fragment }] });
     const files = new FileReassembler();
     let whole: { data: Uint8Array; fileName: string; originalContentType?: string; mediaMetadata?: { mime_type: string } } | undefined;
@@ -204,11 +204,12 @@ describe('hub bridge end to end (simulated radios, aedes, dev hub, sqlite)', fun
     assert.equal(tester.byId(hubIdOf(echo)).length, 0, 'the re-originated message stayed off the hub');
 
     // The bridge account writing from another device (a second gateway on it): never back into the mesh.
-    const sibling = await Tester.connect(hub, GATEWAY_USER, 'gateway-test-token-7f3a', 'other-gateway');
+    const sibling = await Tester.connect(hub, GATEWAY_USER, GATEWAY_TOKEN, 'other-gateway');
     try {
       await sibling.client.send({ chatId: CHAT, text: 'from the bridge account' });
       await tester.client.send({ chatId: CHAT, text: 'after it' });
       await alice.waitFor((x) => x.message?.content === 'after it');
+      await bridge().whenToMeshEmpty();
       assert.ok(!alice.received().some((x) => x.content === 'from the bridge account'));
     } finally {
       await sibling.stop();
@@ -217,13 +218,13 @@ describe('hub bridge end to end (simulated radios, aedes, dev hub, sqlite)', fun
 
   it('makes one hub message of one mesh message that two gateways bridge', async () => {
     const dir2 = `${gw.dir}-2`;
-    const gw2 = await startGateway(broker, { hub: hubSection(hub, { mesh_to_hub: [{ chat_id: CHAT, recipient: '*' }] }), gateway: { id: 'gw-two' }, mqtt: { enabled: false } }, (fs.mkdirSync(dir2), dir2));
+    const gw2 = await startGateway(undefined, { hub: hubSection(hub, { mesh_to_hub: [{ chat_id: CHAT, recipient: '*' }] }), gateway: { id: 'gw-two' } }, (fs.mkdirSync(dir2), dir2));
     try {
       const b2 = gw2.gateway.extension<HubBridge>('hub-bridge')!;
       await eventually(() => b2.client.state === 'connected', 10000, 'the second bridge connected');
       // First gateway: also take what it sees in passing.
       await gw.stop();
-      gw = await startGateway(broker, { hub: hubSection(hub, { mesh_to_hub: [{ chat_id: CHAT, recipient: '*' }] }), mqtt: { enabled: false } }, gw.dir);
+      gw = await startGateway(undefined, { hub: hubSection(hub, { mesh_to_hub: [{ chat_id: CHAT, recipient: '*' }] }) }, gw.dir);
       await eventually(() => bridge().client.state === 'connected', 10000, 'the first bridge connected again');
       assert.notEqual(bridge().client.deviceId, b2.client.deviceId);
       // The same frame (same id, same sender) heard by both gateways, addressed to carol (not a gateway).

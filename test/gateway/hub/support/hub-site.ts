@@ -37,6 +37,8 @@ export function hubSection(hub: DevHub, extra: Record<string, unknown> = {}): Re
     token: GATEWAY_TOKEN,
     user_id: GATEWAY_USER,
     ack_timeout_ms: 1000,
+    reconnect_min_ms: 50,
+    reconnect_max_ms: 300,
     sender_names: { [ALICE]: 'Alice', [BOB]: 'Bob', [CAROL]: 'Carol' },
     mesh_to_hub: [{ chat_id: CHAT }],
     hub_to_mesh: [{ chat_id: CHAT, recipient: ALICE }],

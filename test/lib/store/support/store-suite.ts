@@ -294,6 +294,7 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         store.inbox.upsert(row('m', 'f1'));
         const seen = store.seen('s', { capacity: 1 });
         seen.add('old');
+        const boom = new Error('boom');
         assert.throws(
           () =>
             store.transaction(() => {
@@ -304,9 +305,10 @@ export function storeSuite(name: string, factory: StoreFactory): void {
               q.push('drops-keep-1');
               q.remove(q.peek()[0].seq);
               seen.add('evicts-old');
-              throw new Error('boom');
+              throw boom;
             }),
-          /boom/,
+          (err: unknown) => err === boom,
+          'the error of the callback comes back as itself',
         );
         assert.equal(store.kv.get('k'), 'before');
         assert.equal(store.kv.get('new'), undefined);
