@@ -1,54 +1,113 @@
 /**
- * `clawling demo` (what `npm start` runs): Node-RED on 127.0.0.1 with this package's nodes and every example
- * flow deployed, on embedded defaults. Ctrl-C stops everything it started.
+ * `clawling demo` (what `npm start` runs): the dev hub, an MQTT broker, the gateway with two simulated radios and
+ * Node-RED with the example flow, on 127.0.0.1 and embedded defaults (demo/). Prints the URLs; Ctrl-C stops it all.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from './command';
-import { PACKAGE_ROOT, launchNodeRed, loadExampleFlows } from './node-red-launcher';
+import { PACKAGE_ROOT } from './node-red-launcher';
+import { DEFAULT_PORTS, DEMO, type DemoPorts } from '../demo/settings';
 
-const HELP = `usage: clawling demo [--port N] [--dir PATH]
+const HELP = `usage: clawling demo [--port N] [--hub-port N] [--mqtt-port N] [--status-port N] [--dir PATH]
+                     [--no-node-red] [--verbose]
 
-Starts Node-RED on 127.0.0.1 (default port 1880) with this package's nodes and its example flows deployed.
-The demo's state lives in PATH (default .demo/ in the package folder) and is rewritten at every start.
+Starts everything on 127.0.0.1 from embedded defaults: a dev hub (default port ${DEFAULT_PORTS.hub}), an MQTT broker
+(${DEFAULT_PORTS.mqtt}), the gateway with two simulated radios and its status page (${DEFAULT_PORTS.status}), and Node-RED
+(--port, default ${DEFAULT_PORTS.nodeRed}) with this package's nodes and the flow examples/gateway-demo.json, which shows
+messages going mesh → MQTT → hub → Node-RED and back. A port of 0 picks a free one.
+The demo's state and logs live in PATH (default .demo/ in the package folder), rewritten at every start.
+Ctrl-C stops everything.
 `;
 
+function port(value: string | undefined, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new Error(`${flag} must be an integer 0..65535, got '${value}'`);
+  return n;
+}
+
 export const command: CliCommand = {
-  summary: 'run the local demo (Node-RED with the example flows)',
+  summary: 'run the local demo: dev hub, MQTT broker, gateway with simulated radios, Node-RED',
   async run(args, io) {
-    const { values } = parseArgs({
-      args,
-      options: { port: { type: 'string', default: '1880' }, dir: { type: 'string' }, help: { type: 'boolean' } },
-    });
+    let values;
+    let ports: DemoPorts;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: {
+          port: { type: 'string' },
+          'hub-port': { type: 'string' },
+          'mqtt-port': { type: 'string' },
+          'status-port': { type: 'string' },
+          dir: { type: 'string' },
+          'no-node-red': { type: 'boolean' },
+          verbose: { type: 'boolean' },
+          help: { type: 'boolean' },
+        },
+      }));
+      ports = {
+        nodeRed: port(values.port, DEFAULT_PORTS.nodeRed, '--port'),
+        hub: port(values['hub-port'], DEFAULT_PORTS.hub, '--hub-port'),
+        mqtt: port(values['mqtt-port'], DEFAULT_PORTS.mqtt, '--mqtt-port'),
+        status: port(values['status-port'], DEFAULT_PORTS.status, '--status-port'),
+      };
+    } catch (err) {
+      io.stderr.write(`clawling demo: ${(err as Error).message}\n${HELP}`);
+      return 2;
+    }
     if (values.help) {
       io.stdout.write(HELP);
       return 0;
     }
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      io.stderr.write(`clawling demo: --port must be an integer 0..65535, got '${values.port}'\n`);
-      return 2;
-    }
     const dir = path.resolve(values.dir ?? path.join(PACKAGE_ROOT, '.demo'));
-    const nodeRed = await launchNodeRed({
-      userDir: path.join(dir, 'node-red'),
-      port,
-      flows: loadExampleFlows(),
-      onLog: (line) => io.stdout.write(`[node-red] ${line}\n`),
-    });
-    io.stdout.write(`\nClawling demo is running.\n  Node-RED editor: ${nodeRed.url}/\nPress Ctrl-C to stop.\n\n`);
+    const print = (line: string): void => {
+      io.stdout.write(`${line}\n`);
+    };
+    // Loaded here so that `clawling demo --help` works without the demo's development dependencies.
+    const { startDemo } = await import('../demo/run-demo');
+    let demo;
+    try {
+      demo = await startDemo({ ports, dir, verbose: values.verbose === true, withoutNodeRed: values['no-node-red'] === true, print });
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      io.stderr.write(`clawling demo: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}\n`);
+      return 1;
+    }
+    const u = demo.urls;
+    io.stdout.write(
+      [
+        '',
+        'Clawling demo is running (everything on 127.0.0.1):',
+        ...(u.nodeRed ? [`  Node-RED editor:     ${u.nodeRed}/   (flow "Gateway demo", pid ${demo.nodeRedPid})`] : []),
+        `  Gateway status page: ${u.status}`,
+        `  Dev hub:             ${u.hub}   (media ${u.media}, admin ${u.hubAdmin})`,
+        `  MQTT broker:         ${u.mqtt}   (topics clawling/${DEMO.gatewayId}/#)`,
+        `  Hub chat ${DEMO.chat}; write in it as ${DEMO.youUser} with:`,
+        `    YOU_TOKEN=${DEMO.youToken} npx clawling hub send --url ${u.hub} --token-env YOU_TOKEN --user-id ${DEMO.youUser} --device-id you-cli --chat ${DEMO.chat} --text 'hello mesh'`,
+        `  Logs: ${path.join(dir, 'gateway.log')}, ${path.join(dir, 'node-red.log')}`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+    let stopping = false;
     await new Promise<void>((resolve) => {
       const stop = (): void => {
+        stopping = true;
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
         resolve();
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
-      nodeRed.process.once('exit', stop);
+      void demo.nodeRedExited.then(() => {
+        if (stopping) return;
+        io.stderr.write('clawling demo: Node-RED ended; stopping the rest\n');
+        stop();
+      });
     });
     io.stdout.write('Stopping the demo…\n');
-    await nodeRed.stop();
+    await demo.stop();
+    io.stdout.write('Demo stopped.\n');
     return 0;
   },
 };

@@ -217,15 +217,20 @@ function finishReplay(ctx: HubContext, session: Session): void {
     if (row && row.seq <= session.pos) writeRow(ctx, session, row);
   }
   session.deferred = [];
-  const done: Record<string, unknown> = {
-    version: PROTOCOL_VERSION,
-    event: 'replay.done',
-    trace_id: `rd-${ctx.ids.ulid()}`,
-    emitted_at: ctx.now(),
-    payload: {},
-  };
-  if (session.v2) done.dseq = stampDseq(ctx, session, session.pos);
-  session.write(JSON.stringify(done));
+  if (ctx.faults.takeReplayDoneWithhold(user, session.deviceId)) {
+    // The withhold-replay-done fault: no frame and no dseq for it; what the walk skipped is still covered on v2.
+    if (session.v2 && session.pos > session.v2.covered) sendSyncMark(ctx, session);
+  } else {
+    const done: Record<string, unknown> = {
+      version: PROTOCOL_VERSION,
+      event: 'replay.done',
+      trace_id: `rd-${ctx.ids.ulid()}`,
+      emitted_at: ctx.now(),
+      payload: {},
+    };
+    if (session.v2) done.dseq = stampDseq(ctx, session, session.pos);
+    session.write(JSON.stringify(done));
+  }
   session.phase = 'live';
   const queued = session.liveQueue;
   session.liveQueue = [];

@@ -1,15 +1,18 @@
 /**
- * Hub-wide fault rules set through the admin interface: refuse handshakes, withhold or delay `message.ack`, fail media
- * uploads. Each rule has a budget (`count`, unlimited by default) and is consumed as it fires. Per-connection faults
- * (drop after N frames, skip a dseq) live on the session itself.
+ * Hub-wide fault rules set through the admin interface: refuse or end handshakes, withhold or delay `message.ack`,
+ * withhold `replay.done`, fail media uploads. Each rule has a budget (`count`, unlimited by default) and is consumed
+ * as it fires. Per-connection faults (drop after N frames, skip a dseq, half-open) live on the session itself.
  */
 import type {
   AckFaultInput,
   DelayAcksInput,
+  DropMode,
+  FailHandshakeInput,
   FailMediaInput,
   FaultSnapshot,
   FaultTarget,
   RefuseAuthInput,
+  WithholdReplayDoneInput,
 } from './types';
 
 interface Budgeted {
@@ -40,6 +43,8 @@ export class FaultBook {
   private withhold: Array<AckFaultInput & Budgeted> = [];
   private delay: Array<DelayAcksInput & Budgeted> = [];
   private media: Array<FailMediaInput & Budgeted> = [];
+  private replayDone: Array<WithholdReplayDoneInput & Budgeted> = [];
+  private handshakes: Array<FailHandshakeInput & Budgeted> = [];
 
   refuseAuth(input: RefuseAuthInput): void {
     this.refuse.push({ ...input, remaining: budget(input.count) });
@@ -51,6 +56,14 @@ export class FaultBook {
 
   delayAcks(input: DelayAcksInput): void {
     this.delay.push({ ...input, remaining: budget(input.count) });
+  }
+
+  withholdReplayDone(input: WithholdReplayDoneInput): void {
+    this.replayDone.push({ ...input, remaining: budget(input.count) });
+  }
+
+  failHandshake(input: FailHandshakeInput): void {
+    this.handshakes.push({ ...input, remaining: budget(input.count) });
   }
 
   failMedia(input: FailMediaInput): void {
@@ -69,6 +82,17 @@ export class FaultBook {
     return delayed ? { kind: 'delay', ms: delayed.ms } : { kind: 'send' };
   }
 
+  /** True when this replay's `replay.done` is to be withheld (consumes one unit). */
+  takeReplayDoneWithhold(userId: string, deviceId: string): boolean {
+    return take(this.replayDone, (r) => matches(r, userId, deviceId)) !== undefined;
+  }
+
+  /** How to end this authenticated handshake instead of `hello-ok`, if a rule says so (consumes one unit). */
+  takeHandshakeFailure(userId: string): DropMode | undefined {
+    const rule = take(this.handshakes, (r) => r.user_id === undefined || r.user_id === userId);
+    return rule ? (rule.mode ?? 'end') : undefined;
+  }
+
   takeMediaFailure(): { status: number; code: number; msg: string } | undefined {
     const rule = take(this.media, () => true);
     return rule ? { status: rule.status ?? 500, code: rule.code ?? 50001, msg: rule.msg ?? 'upload failed' } : undefined;
@@ -79,11 +103,20 @@ export class FaultBook {
     this.withhold = [];
     this.delay = [];
     this.media = [];
+    this.replayDone = [];
+    this.handshakes = [];
   }
 
   snapshot(): FaultSnapshot {
     // JSON has no Infinity; an unlimited budget reads as -1.
     const out = <T extends Budgeted>(list: T[]) => list.map((r) => ({ ...r, remaining: Number.isFinite(r.remaining) ? r.remaining : -1 }));
-    return { refuse_auth: out(this.refuse), withhold_acks: out(this.withhold), delay_acks: out(this.delay), fail_media: out(this.media) };
+    return {
+      refuse_auth: out(this.refuse),
+      withhold_acks: out(this.withhold),
+      delay_acks: out(this.delay),
+      fail_media: out(this.media),
+      withhold_replay_done: out(this.replayDone),
+      fail_handshake: out(this.handshakes),
+    };
   }
 }

@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
+import type { DropMode } from './types';
 import { later, type HubContext } from './context';
 import { startReplay } from './delivery';
 import { isObject, PROTOCOL_VERSION, stripNul } from './envelope';
@@ -32,6 +33,11 @@ export function onConnection(ctx: HubContext, ws: WebSocket, socket: Duplex, req
   ws.on('error', (err: Error) => ctx.log('debug', 'socket error', { connection: session.id, error: err.message }));
   ws.on('pong', () => {
     session.lastPongAt = ctx.now();
+  });
+  // The server answers RFC 6455 pings itself (autoPong is off) so that a half-open connection can stay silent.
+  ws.on('ping', (data: Buffer) => {
+    if (session.silent || ws.readyState !== ws.OPEN) return;
+    ws.pong(data);
   });
   ws.send(
     JSON.stringify({ version: PROTOCOL_VERSION, event: 'connect.challenge', trace_id: 'challenge', emitted_at: ctx.now(), payload: { nonce: session.nonce } }),
@@ -84,6 +90,14 @@ function helloFail(ctx: HubContext, session: Session, trace: string, reason: str
   ctx.events.emit('hello-fail', { connection_id: session.id, reason });
   const text = JSON.stringify({ version: PROTOCOL_VERSION, event: 'hello-fail', trace_id: trace, emitted_at: ctx.now(), payload: { reason } });
   session.ws.send(text, () => abort(session));
+}
+
+/** The fail-handshake fault: the connection ends after a valid `connect`, with neither `hello-ok` nor `hello-fail`. */
+function endHandshake(ctx: HubContext, session: Session, userId: string, deviceId: string, mode: DropMode): void {
+  ctx.log('info', 'handshake cut by a fault', { connection: session.id, user: userId, mode });
+  ctx.events.emit('kick', { connection_id: session.id, user_id: userId, device_id: deviceId, reason: 'fault' });
+  session.phase = 'closed';
+  session.drop(mode);
 }
 
 interface ConnectPayload {
@@ -142,6 +156,8 @@ function handleConnect(ctx: HubContext, session: Session, text: string): void {
   const refusal = ctx.faults.takeAuthRefusal(user?.id);
   if (refusal !== undefined) return helloFail(ctx, session, trace, refusal);
   if (!user) return helloFail(ctx, session, trace, REASON_AUTH);
+  const cut = ctx.faults.takeHandshakeFailure(user.id);
+  if (cut !== undefined) return endHandshake(ctx, session, user.id, payload.device_id ?? user.id, cut);
 
   session.phase = 'authenticating';
   session.user = user;
@@ -204,7 +220,8 @@ function startPing(ctx: HubContext, session: Session): void {
   if (s.ping_interval_ms === 0) return;
   const deadline = s.ping_interval_ms * s.max_miss_pong + s.pong_timeout_ms;
   session.pingTimer = setInterval(() => {
-    if (!session.open) return;
+    // A half-open connection neither pings nor is judged by its pongs: it is silent, not dead, from here.
+    if (!session.open || session.silent) return;
     if (ctx.now() - session.lastPongAt > deadline) {
       ctx.events.emit('kick', { connection_id: session.id, user_id: session.user?.id ?? '', device_id: session.deviceId, reason: 'pong_timeout' });
       session.ws.terminate();

@@ -91,7 +91,7 @@ export async function createDevHub(options: DevHubOptions, runtime: DevHubRuntim
   const mediaOwnPort = media !== undefined && config.media.port !== undefined;
   const admin = new Admin(ctx, media);
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: settings.max_frame_bytes, perMessageDeflate: false, clientTracking: false });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: settings.max_frame_bytes, perMessageDeflate: false, clientTracking: false, autoPong: false });
   const main = http.createServer((req, res) => {
     if (media && !mediaOwnPort && media.handle(req, res)) return;
     notFound(res);

@@ -74,6 +74,9 @@ export class Session {
   dropAfter: { remaining: number; mode: DropMode } | undefined;
   /** The drop-after fault fired: the socket is about to go and takes no more frames. */
   dropping = false;
+  /** The half-open fault: nothing more is written to this socket (counted in `withheld`), though it stays open. */
+  silent = false;
+  withheld = 0;
   /** Uplinks that arrived between `connect` and `hello-ok`. */
   early: string[] = [];
   handshakeTimer: NodeJS.Timeout | undefined;
@@ -125,6 +128,11 @@ export class Session {
   /** Writes one frame; `onWritten` runs once the socket accepted it. False when the connection is gone. */
   write(text: string, onWritten?: (ok: boolean) => void): boolean {
     if (this.phase === 'closed' || this.dropping || this.ws.readyState !== this.ws.OPEN) return false;
+    if (this.silent) {
+      // Not written, and said so: the caller keeps the row for replay, as with a connection that is going away.
+      this.withheld++;
+      return false;
+    }
     this.framesSent++;
     const drop = this.dropAfter;
     const last = drop !== undefined && --drop.remaining <= 0;
@@ -191,6 +199,7 @@ export class Session {
       ...(v2 ? { ack_epoch: v2.epoch, last_dseq: v2.next - 1, acked_dseq: v2.acked, unacked: this.unacked } : {}),
       sent_seq: this.sentSeq,
       presence_subscriptions: [...this.presence],
+      ...(this.silent ? { half_open: { withheld_frames: this.withheld } } : {}),
       ...(this.clientVersion !== undefined ? { client_version: this.clientVersion } : {}),
       ...(this.protocolVersion !== undefined ? { protocol_version: this.protocolVersion } : {}),
       connected_at: this.connectedAt,

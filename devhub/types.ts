@@ -117,6 +117,20 @@ export interface DropConnectionInput {
   mode?: DropMode;
 }
 
+export interface WithholdReplayDoneInput extends FaultTarget {
+  /** How many replays end without their `replay.done` (default: until `clearFaults`). */
+  count?: number;
+}
+
+export interface FailHandshakeInput {
+  /** Only handshakes whose token belongs to this user (default: every handshake). */
+  user_id?: string;
+  /** How many handshakes to end (default: until `clearFaults`). */
+  count?: number;
+  /** How the connection ends instead of `hello-ok` (default `end`: TCP FIN, the client reads 1006). */
+  mode?: DropMode;
+}
+
 /** What the poison frame breaks: a `context.mentions` the mapper chokes on, a body that is not an object, or a payload that is a string. */
 export type PoisonShape = 'mentions' | 'body' | 'payload';
 
@@ -171,6 +185,8 @@ export interface DeviceInfo {
   /** The highest storage `seq` written on this connection. */
   sent_seq: number;
   presence_subscriptions: string[];
+  /** Present when the half-open fault silenced this connection: frames the hub did not write since. */
+  half_open?: { withheld_frames: number };
   client_version?: string;
   protocol_version?: number;
   connected_at: number;
@@ -245,6 +261,8 @@ export interface FaultSnapshot {
   withhold_acks: Array<AckFaultInput & { remaining: number }>;
   delay_acks: Array<DelayAcksInput & { remaining: number }>;
   fail_media: Array<FailMediaInput & { remaining: number }>;
+  withhold_replay_done: Array<WithholdReplayDoneInput & { remaining: number }>;
+  fail_handshake: Array<FailHandshakeInput & { remaining: number }>;
 }
 
 export interface DevHubAdmin {
@@ -275,6 +293,20 @@ export interface DevHubAdmin {
   sendPoisonFrame(input: PoisonFrameInput): string;
   /** Sends a raw text (or JSON-encoded object) to matching connections, bypassing every rule. */
   sendRaw(target: DeviceRef, frame: string | Record<string, unknown>): number;
+  /**
+   * Replays end without their `replay.done` (no frame, no `dseq` for it; a `sync.mark` carries the coverage on v2):
+   * the client must fall back to its idle rule (§11.5). Live delivery starts as usual.
+   */
+  withholdReplayDone(input?: WithholdReplayDoneInput): void;
+  /**
+   * Makes matching connections half-open: the socket stays open and the hub keeps reading it, but writes nothing
+   * more to it (no frame, no pong, no RFC 6455 ping or pong), as when the way back is dead. Nothing written is lost
+   * (unwritten rows replay on the next connection). A kick, a takeover or `stop()` still closes it. Returns the
+   * connections affected.
+   */
+  halfOpen(target: DeviceRef): number;
+  /** Handshakes that pass authentication are ended before `hello-ok` (no `hello-fail`), as a crash mid-handshake would. */
+  failHandshake(input?: FailHandshakeInput): void;
   refuseAuth(input: RefuseAuthInput): void;
   failMedia(input?: FailMediaInput): void;
   clearFaults(): void;

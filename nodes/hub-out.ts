@@ -2,18 +2,19 @@
  * `hub-out`: what a flow says to the Message Hub through the selected hub-config's client: messages, replies,
  * reactions, typing, read cursors, presence subscriptions and streams (`msg.action`, documented in the help).
  * Output 1 passes the message on once the client has it (a message: durably in its outbox); output 2 reports the
- * hub's `message.ack` or `message.error` for each durable send, with `msg._msgid` kept. Invalid input fails
+ * hub's `message.ack` or `message.error` for each durable send, with `msg._msgid` kept — also for a send accepted
+ * before a restart, whose outbox row carries this node's id and the `_msgid` (the send's tag). Invalid input fails
  * through `done(err)` with a code. A send accepted while the hub is unreachable goes out on reconnect.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { createIdMinter, type HubClient, type SendAck, type SendRejection } from '../lib/hub';
+import type { HubClient, SendAck, SendHandle, SendRejection } from '../lib/hub';
 import { fail } from './shared/fail';
-import { QueuedWaiters } from './hub/acceptance';
 import { HubNodeError } from './hub/errors';
 import { HubNodeStatus } from './hub/node-status';
 import { parseOutRequest, type OutRequest } from './hub/outbound';
 import { ackReport, failureReport, rejectionReport } from './hub/reports';
 import { OpenStreams } from './hub/streams';
+import { readOutTag, sendTag, type OutTag } from './hub/send-tags';
 import { isHubConfig } from './hub/types';
 
 interface HubOutDef extends NodeDef {
@@ -41,12 +42,12 @@ const LIFECYCLE_ACTIONS: Record<string, string> = {
 export = function (RED: NodeAPI) {
   function HubOut(this: Node, def: HubOutDef): void {
     RED.nodes.createNode(this, def);
+    const nodeId = this.id;
     const status = new HubNodeStatus(this, RED._('hub-out.status.sent'));
     const hub = RED.nodes.getNode(def.hub);
     const defaults = { action: def.action ?? 'send', chatId: (def.chat ?? '').trim() };
-    const ids = createIdMinter(() => Date.now());
-    const subscribed = new Set<string>();
-    const waiters = new QueuedWaiters();
+    /** Trace ids of the sends this instance still waits on: their answers are reported through their promises. */
+    const waiting = new Set<string>();
     let closed = false;
 
     const report = (base: Msg, payload: unknown, ok: boolean, code?: string): void => {
@@ -64,7 +65,28 @@ export = function (RED: NodeAPI) {
       );
     });
 
+    /**
+     * The answer to a send this node made whose promise is gone (made before a restart or a redeploy of this
+     * node): the tag in its outbox row names the node, the input's `_msgid` and the action. Output 2 then gets a
+     * message with that `_msgid` and `restored: true` (the rest of the input was not kept).
+     */
+    const restored = (answer: SendAck | SendRejection): OutTag | undefined => {
+      const tag = readOutTag(answer.tag);
+      return tag && tag.node === nodeId && !waiting.has(answer.traceId) ? tag : undefined;
+    };
+    const restoredBase = (tag: OutTag): Msg => ({ _msgid: tag.msgid, restored: true }) as unknown as Msg;
+
+    const onAck = (ack: SendAck): void => {
+      const tag = restored(ack);
+      if (tag) report(restoredBase(tag), ackReport(tag.action, ack), true);
+    };
+
     const onRejected = (r: SendRejection): void => {
+      const tag = restored(r);
+      if (tag) {
+        report(restoredBase(tag), rejectionReport(tag.action, r), false, r.code);
+        return;
+      }
       const action = LIFECYCLE_ACTIONS[r.event];
       const entry = action === undefined ? undefined : streams.get(r.messageId);
       if (entry) report(entry.context, rejectionReport(action, r), false, r.code);
@@ -73,7 +95,7 @@ export = function (RED: NodeAPI) {
     if (!isHubConfig(hub)) {
       status.set('red', 'ring', RED._('hub-out.errors.no-hub'));
     } else {
-      hub.register(this, { onStatus: (view) => status.connection(view), listeners: { rejected: onRejected, queued: (q) => waiters.queued(q.messageId) } });
+      hub.register(this, { onStatus: (view) => status.connection(view), listeners: { ack: onAck, rejected: onRejected } });
     }
 
     function clientOrThrow(): HubClient {
@@ -85,36 +107,36 @@ export = function (RED: NodeAPI) {
     }
 
     /**
-     * A durable send: output 1 and done() once the client has it in its outbox (`queued`); output 2 when the hub
-     * answers. A refusal before that is the flow's error, through done(err).
+     * A durable send: output 1 and done() once the client has it in its outbox (`handle.queued`); output 2 when the
+     * hub answers. A refusal before that is the flow's error, through done(err).
      */
-    function durable(msg: Msg, action: string, chatId: string, messageId: string, answer: Promise<SendAck>, send: Send, done: Done, ownId: boolean): void {
+    function durable(msg: Msg, action: string, chatId: string, handle: SendHandle, send: Send, done: Done, ownId: boolean): void {
       // Output 2 carries the message as it came in, whatever happens downstream of output 1 meanwhile.
       const base = RED.util.cloneMessage(msg) as Msg;
+      const traceId = handle.traceId;
+      if (traceId !== undefined) waiting.add(traceId);
       let accepted = false;
-      const accept = (): void => {
-        if (accepted) return;
+      void handle.queued.then((queued) => {
+        if (!queued) return; // refused before it was durable: the handle rejects with the reason
         accepted = true;
-        cancel();
-        if (ownId) msg.message_id = messageId;
-        msg.chat_id = chatId;
+        if (ownId) msg.message_id = queued.messageId;
+        msg.chat_id = queued.chatId;
         if (!closed) send([msg, null]);
         done();
-      };
-      const cancel = waiters.wait(messageId, accept);
-      answer.then(
+      });
+      handle.then(
         (ack) => {
-          accept();
+          if (traceId !== undefined) waiting.delete(traceId);
           report(base, ackReport(action, ack), true);
         },
         (err: unknown) => {
+          if (traceId !== undefined) waiting.delete(traceId);
           if (!accepted) {
-            cancel();
             fail(err, status, done);
             return;
           }
           const r = failureReport(action, err);
-          if (r) report(base, { ...r, chat_id: r.chat_id ?? chatId, message_id: r.message_id ?? messageId }, false, r.code);
+          if (r) report(base, { ...r, chat_id: r.chat_id ?? chatId, message_id: r.message_id ?? handle.messageId }, false, r.code);
         },
       );
     }
@@ -126,14 +148,12 @@ export = function (RED: NodeAPI) {
       };
       switch (req.action) {
         case 'send':
-        case 'reply': {
-          const messageId = req.input.messageId ?? ids.messageId();
-          durable(msg, req.action, req.input.chatId, messageId, client.send({ ...req.input, messageId }), send, done, true);
+        case 'reply':
+          durable(msg, req.action, req.input.chatId, client.send({ ...req.input, tag: sendTag(nodeId, msg._msgid, req.action) }), send, done, true);
           return;
-        }
         case 'react':
-          // A reaction is queued under its last-write-wins slot id, `rxn:<target>:<reactor>` (ReactionEvent.slotId).
-          durable(msg, req.action, req.input.chatId, `rxn:${req.input.targetMessageId}:${client.userId}`, client.react(req.input), send, done, false);
+          // Queued under its last-write-wins slot id, `rxn:<target>:<reactor>`, which is not a message id for the flow.
+          durable(msg, req.action, req.input.chatId, client.react({ ...req.input, tag: sendTag(nodeId, msg._msgid, req.action) }), send, done, false);
           return;
         case 'typing':
           client.setTyping(req.chatId, req.isTyping);
@@ -144,16 +164,11 @@ export = function (RED: NodeAPI) {
           msg.chat_id = req.chatId;
           return pass();
         case 'subscribe':
-          for (const userId of req.userIds) {
-            client.subscribePresence(userId);
-            subscribed.add(userId);
-          }
+          // Held in this node's name: another node's subscription to the same user is its own.
+          for (const userId of req.userIds) client.subscribePresence(userId, nodeId);
           return pass();
         case 'unsubscribe':
-          for (const userId of req.userIds) {
-            client.unsubscribePresence(userId);
-            subscribed.delete(userId);
-          }
+          for (const userId of req.userIds) client.unsubscribePresence(userId, nodeId);
           return pass();
         case 'stream-open': {
           streams.checkRoom();
@@ -184,7 +199,7 @@ export = function (RED: NodeAPI) {
           streams.touch(entry);
           msg.stream_id = entry.writer.messageId;
           if (!req.finalize) return pass();
-          durable(msg, 'stream-done', entry.writer.chatId, entry.writer.messageId, entry.writer.finalize(req.finalize), send, done, true);
+          durable(msg, 'stream-done', entry.writer.chatId, entry.writer.finalize({ ...req.finalize, tag: sendTag(nodeId, msg._msgid, req.action) }), send, done, true);
           return;
         }
       }
@@ -203,9 +218,7 @@ export = function (RED: NodeAPI) {
     this.on('close', (_removed: boolean, done: () => void) => {
       closed = true;
       streams.failAll();
-      const client = isHubConfig(hub) ? hub.hubClient() : undefined;
-      for (const userId of subscribed) client?.unsubscribePresence(userId);
-      subscribed.clear();
+      if (isHubConfig(hub)) hub.hubClient()?.unsubscribePresenceAll(this.id);
       if (isHubConfig(hub)) hub.deregister(this, done);
       else done();
     });

@@ -27,6 +27,8 @@ import type {
   DevHubAdmin,
   DevHubEventMap,
   DropConnectionInput,
+  DropMode,
+  FailHandshakeInput,
   FailMediaInput,
   FaultSnapshot,
   InboxRowInfo,
@@ -41,6 +43,7 @@ import type {
   RefuseAuthInput,
   SignalResult,
   UnknownEventInput,
+  WithholdReplayDoneInput,
 } from '../types';
 
 function bad(message: string): never {
@@ -82,6 +85,12 @@ function deviceRef(value: unknown): DeviceRef {
 
 function faultTarget(obj: Record<string, unknown>): { user_id?: string; device_id?: string } {
   return { user_id: optStr(obj, 'user_id'), device_id: optStr(obj, 'device_id') };
+}
+
+function dropMode(value: unknown): DropMode {
+  const mode = value ?? 'end';
+  if (mode !== 'end' && mode !== 'terminate' && mode !== 'close') bad('mode must be "end", "terminate" or "close"');
+  return mode;
 }
 
 const POISON_SHAPES = new Set(['mentions', 'body', 'payload']);
@@ -177,8 +186,7 @@ export class Admin implements DevHubAdmin {
   dropConnection(target: DeviceRef, input: DropConnectionInput = {}): number {
     const obj = object(input, 'input');
     const after = int(obj, 'after_frames') ?? 0;
-    const mode = obj.mode ?? 'end';
-    if (mode !== 'end' && mode !== 'terminate' && mode !== 'close') bad('mode must be "end", "terminate" or "close"');
+    const mode = dropMode(obj.mode);
     const sessions = this.sessions(target);
     for (const session of sessions) {
       if (after === 0) {
@@ -267,6 +275,22 @@ export class Admin implements DevHubAdmin {
     let reached = 0;
     for (const session of this.sessions(target)) if (session.write(text)) reached++;
     return reached;
+  }
+
+  withholdReplayDone(input: WithholdReplayDoneInput = {}): void {
+    const obj = object(input, 'input');
+    this.ctx.faults.withholdReplayDone({ ...faultTarget(obj), count: int(obj, 'count', 1) });
+  }
+
+  halfOpen(target: DeviceRef): number {
+    const sessions = this.sessions(target);
+    for (const session of sessions) session.silent = true;
+    return sessions.length;
+  }
+
+  failHandshake(input: FailHandshakeInput = {}): void {
+    const obj = object(input, 'input');
+    this.ctx.faults.failHandshake({ user_id: optStr(obj, 'user_id'), count: int(obj, 'count', 1), mode: obj.mode === undefined ? undefined : dropMode(obj.mode) });
   }
 
   refuseAuth(input: RefuseAuthInput): void {

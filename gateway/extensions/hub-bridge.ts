@@ -101,6 +101,7 @@ export class HubBridge extends Extension {
       reliability: cfg.reliability,
       ackTimeoutMs: cfg.ackTimeoutMs,
       sendExpiryMs: cfg.sendExpiryMs,
+      maxInFlight: cfg.maxInFlight,
       // The takeover floor stays below the cap whatever the operator chose.
       backoff: { initialMs: cfg.reconnect.initialMs, maxMs: cfg.reconnect.maxMs, takeoverFloorMs: Math.min(5000, cfg.reconnect.maxMs) },
       outboxCapacity: cfg.outboxCapacity,

@@ -36,6 +36,7 @@ export interface BridgeConfig {
   reliability: 'v2' | 'v1';
   ackTimeoutMs: number;
   sendExpiryMs: number;
+  maxInFlight: number;
   reconnect: { initialMs: number; maxMs: number };
   outboxCapacity: number;
   senderNames: ReadonlyMap<string, string>;
@@ -122,6 +123,7 @@ export function resolveBridgeConfig(settings: HubSettings, gatewayAppId: string,
     reliability: settings.reliability,
     ackTimeoutMs: settings.ack_timeout_ms,
     sendExpiryMs: settings.send_expiry_ms,
+    maxInFlight: settings.max_in_flight,
     reconnect: { initialMs: settings.reconnect_min_ms, maxMs: settings.reconnect_max_ms },
     outboxCapacity: settings.outbox_max_entries,
     senderNames: new Map(Object.entries(settings.sender_names)),

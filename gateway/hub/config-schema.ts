@@ -72,6 +72,7 @@ export const HUB_CONFIG_SCHEMA: JsonSchema = {
     reliability: { enum: ['v2', 'v1'], default: 'v2', description: 'Reliable-delivery generation to ask the hub for.' },
     ack_timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 10000, description: 'A send unanswered this long is sent again (same ids).' },
     send_expiry_ms: { type: 'integer', minimum: 0, maximum: 2592000000, default: 0, description: 'Give up a send after this long (0: keep trying; the mesh sender is then not ACKed).' },
+    max_in_flight: { type: 'integer', minimum: 1, maximum: 4096, default: 256, description: 'Sends on the wire awaiting message.ack at once.' },
     reconnect_min_ms: { type: 'integer', minimum: 1, maximum: 600000, default: 1000, description: 'First reconnect delay (grows, with jitter).' },
     reconnect_max_ms: { type: 'integer', minimum: 1, maximum: 3600000, default: 30000, description: 'Longest reconnect delay.' },
     outbox_max_entries: { type: 'integer', minimum: 1, maximum: 1000000, default: 10000, description: 'Hub sends waiting for message.ack; beyond, mesh messages are not ACKed (the sender retries).' },
@@ -144,6 +145,7 @@ export interface HubSettings {
   reliability: 'v2' | 'v1';
   ack_timeout_ms: number;
   send_expiry_ms: number;
+  max_in_flight: number;
   reconnect_min_ms: number;
   reconnect_max_ms: number;
   outbox_max_entries: number;

@@ -1,11 +1,14 @@
 /**
  * Which mesh node each bridged hub message came from: a hub reply to it is sent back to that node, and a hub message
  * whose id is here is this bridge's own and never goes back into the mesh. Bounded (oldest forgotten first) and kept
- * in the store so that replies still find their way after a restart; writes of one event-loop turn share one commit.
+ * in the store so that replies still find their way after a restart. Writes are grouped into one commit every
+ * `FLUSH_MS` (not one per turn: each commit is an fsync, and a crash that loses the last few only sends replies to
+ * those messages to the rule's fixed recipient instead of their sender).
  */
 import type { Queue, Store } from '../../lib/store';
 
 export const ORIGINS_QUEUE = 'hub-bridge.origins';
+const FLUSH_MS = 100;
 
 export interface Origin {
   sender: string;
@@ -16,7 +19,7 @@ export class OriginMap {
   private readonly map = new Map<string, Origin>();
   private readonly queue: Queue;
   private batch: Array<[string, Origin]> = [];
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -45,14 +48,16 @@ export class OriginMap {
     if (this.map.get(hubMessageId)?.sender === origin.sender) return;
     this.remember(hubMessageId, origin);
     this.batch.push([hubMessageId, origin]);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
+      this.timer.unref();
     }
   }
 
+  /** Commits what was recorded (also called on stop). */
   flush(): void {
-    this.scheduled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     const batch = this.batch;
     this.batch = [];
     if (batch.length === 0 || this.store.closed) return;

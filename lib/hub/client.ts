@@ -29,6 +29,8 @@ import type {
   HubStatus,
   PermissionCard,
   SendAck,
+  SendHandle,
+  SendQueued,
   SendRejection,
 } from './events';
 import type { ReceiveServices, SendSettlement } from './handlers';
@@ -41,6 +43,8 @@ import { PermissionCards } from './permission-cards';
 import { PresenceSubscriptions } from './presence';
 import { READ_PREFIX, readCursorKey, readSentKey } from './read-cursor';
 import { ReceivePipeline } from './receive-pipeline';
+import { pendingSend, refusedSend, type PendingSend } from './send-handle';
+import { checkSendTag, type SendTag } from './send-tag';
 import { Session, type HelloInfo, type SessionEnd } from './session';
 import { StreamAssembler } from './stream-assembler';
 import { StreamWriter, type FinalizeInput } from './stream-writer';
@@ -52,11 +56,6 @@ import { utf8Length } from '../bytes';
 
 export const DEVICE_ID_KEY = 'hub.device_id';
 export const HISTORY_QUEUE = 'hub.history-transit';
-
-interface Waiter {
-  resolve(ack: SendAck): void;
-  reject(err: HubError): void;
-}
 
 export interface OpenStreamInput {
   chatId: string;
@@ -106,7 +105,7 @@ export class HubClient {
   private readonly streams: StreamAssembler;
   private readonly traces = new TraceRegistry();
   private readonly history: Queue;
-  private readonly waiters = new Map<string, Waiter>();
+  private readonly waiters = new Map<string, PendingSend>();
   /** Sends checked and waiting for this turn's group commit to the outbox. */
   private staged: Array<Omit<OutboxRecord, 'v'>> = [];
   private stageScheduled = false;
@@ -255,11 +254,14 @@ export class HubClient {
     this.resetRequest?.reject(new HubError('CLIENT_STOPPED', 'the client stopped before the cursor reset was confirmed'));
     for (const [traceId, waiter] of this.waiters) {
       const entry = this.outbox.byTrace(traceId);
+      waiter.settleQueued(undefined);
       waiter.reject(
         new HubError('CLIENT_STOPPED', 'the client stopped before the hub answered; the send stays in the outbox and goes out on the next start', {
           messageId: entry?.messageId,
           traceId,
+          chatId: entry?.chatId,
           durable: true,
+          ...(entry?.tag !== undefined ? { tag: entry.tag } : {}),
         }),
       );
     }
@@ -285,19 +287,22 @@ export class HubClient {
     } else if (options.reconnect !== false && this.session) this.session.close('token-change');
   }
 
-  /** Sends `message.send` (or `message.reply` with `replyTo`): durable, retried with the same ids until answered. */
-  send(input: SendInput): Promise<SendAck> {
-    return this.enqueue(() => composeMessage(input, this.o.chatIdRule, () => this.ids.messageId(), this.ids.traceId()));
+  /**
+   * Sends `message.send` (or `message.reply` with `replyTo`): durable, retried with the same ids until answered.
+   * The returned handle is the promise of the answer; its `messageId`, `traceId` and `queued` are there at once.
+   */
+  send(input: SendInput): SendHandle {
+    return this.enqueue(() => composeMessage(input, this.o.chatIdRule, () => this.ids.messageId(), this.ids.traceId()), () => input.tag);
   }
 
   /** `message.reply`: `send` with a reply target. */
-  reply(input: SendInput & { replyTo: NonNullable<SendInput['replyTo']> }): Promise<SendAck> {
+  reply(input: SendInput & { replyTo: NonNullable<SendInput['replyTo']> }): SendHandle {
     return this.send({ ...input, event: 'message.reply' });
   }
 
   /** `message.reaction` on a message (`removed: true` is the tombstone). Durable like a send; answered by a slot ack. */
-  react(input: ReactInput): Promise<SendAck> {
-    return this.enqueue(() => composeReaction(input, this.o.chatIdRule, this.userId, this.ids.traceId('rxn')));
+  react(input: ReactInput): SendHandle {
+    return this.enqueue(() => composeReaction(input, this.o.chatIdRule, this.userId, this.ids.traceId('rxn')), () => input.tag);
   }
 
   /** Shows (or clears) our typing indicator in a chat; refreshed every 3 s while on, cleared on stop. */
@@ -307,18 +312,37 @@ export class HubClient {
     this.typingOut.set(chatId, isTyping === true);
   }
 
-  subscribePresence(userId: string): void {
-    this.presence.add(userId);
+  /**
+   * Subscribes to a user's presence on behalf of `subscriber` (any name; default: the client's own caller). The hub
+   * holds one subscription per user while any subscriber holds it; each call re-sends the subscribe, so the hub
+   * answers with a fresh snapshot. Re-sent after every `hello-ok`.
+   */
+  subscribePresence(userId: string, subscriber?: string): void {
+    this.presence.add(userId, subscriber);
     this.live?.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
   }
 
-  unsubscribePresence(userId: string): void {
-    if (!this.presence.remove(userId)) return;
-    this.live?.send(uplink(EVENT.presenceUnsubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
+  /** Releases `subscriber`'s hold; the hub is told only when nobody holds the user any more. True when it was told (or will be). */
+  unsubscribePresence(userId: string, subscriber?: string): boolean {
+    if (!this.presence.remove(userId, subscriber)) return false;
+    this.sendPresenceUnsubscribe(userId);
+    return true;
   }
 
-  presenceSubscriptions(): string[] {
-    return this.presence.list();
+  /** Releases every hold of one subscriber (e.g. a node that stops); returns the users the hub was told to drop. */
+  unsubscribePresenceAll(subscriber: string): string[] {
+    const released = this.presence.removeSubscriber(subscriber);
+    for (const userId of released) this.sendPresenceUnsubscribe(userId);
+    return released;
+  }
+
+  /** The users subscribed to on this connection (all of them, or those `subscriber` holds). */
+  presenceSubscriptions(subscriber?: string): string[] {
+    return this.presence.list(subscriber);
+  }
+
+  private sendPresenceUnsubscribe(userId: string): void {
+    this.live?.send(uplink(EVENT.presenceUnsubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
   }
 
   /**
@@ -356,7 +380,18 @@ export class HubClient {
           this.traces.remember(frame.trace_id, { event: frame.event, chatId, messageId, onRejected });
         },
         finalize: (f: FinalizeInput & { chatId: string; messageId: string; to: Peer | undefined }) =>
-          this.send({ chatId: f.chatId, messageId: f.messageId, text: f.text, fragments: f.fragments, mode: f.mode, mentions: f.mentions, replyTo: f.replyTo, to: f.to, event: 'message.reply' }),
+          this.send({
+            chatId: f.chatId,
+            messageId: f.messageId,
+            text: f.text,
+            fragments: f.fragments,
+            mode: f.mode,
+            mentions: f.mentions,
+            replyTo: f.replyTo,
+            to: f.to,
+            event: 'message.reply',
+            tag: f.tag,
+          }),
       },
       chatId,
       messageId,
@@ -656,10 +691,12 @@ export class HubClient {
    * is written to the outbox in one transaction (group commit, one fsync for a burst) before any of them goes on
    * the wire. `queued` reports each send once it is durable.
    */
-  private enqueue(compose: () => Composed): Promise<SendAck> {
+  private enqueue(compose: () => Composed, tagOf: () => unknown): SendHandle {
+    let c: Composed | undefined;
     try {
       if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'the client is stopped');
-      const c = compose();
+      c = compose();
+      const tag: SendTag | undefined = checkSendTag(tagOf());
       this.checkGate(c.chatId);
       this.checkFrameSize({ ...c.frame, emitted_at: this.clock.now() });
       if (this.outbox.size + this.staged.length >= this.o.outboxCapacity) {
@@ -667,7 +704,8 @@ export class HubClient {
       }
       const traceId = c.frame.trace_id as string;
       const now = this.clock.now();
-      const promise = new Promise<SendAck>((resolve, reject) => this.waiters.set(traceId, { resolve, reject }));
+      const pending = pendingSend(c.messageId, traceId);
+      this.waiters.set(traceId, pending);
       this.staged.push({
         messageId: c.messageId,
         traceId,
@@ -676,14 +714,15 @@ export class HubClient {
         frame: c.frame,
         createdAt: now,
         expiresAt: this.o.sendExpiryMs > 0 ? now + this.o.sendExpiryMs : undefined,
+        ...(tag !== undefined ? { tag } : {}),
       });
       if (!this.stageScheduled) {
         this.stageScheduled = true;
         setImmediate(() => this.commitStaged());
       }
-      return promise;
+      return pending.handle;
     } catch (err) {
-      return Promise.reject(err);
+      return refusedSend(err, c?.messageId, c?.frame.trace_id as string | undefined);
     }
   }
 
@@ -702,8 +741,14 @@ export class HubClient {
       return;
     }
     results.forEach((r, i) => {
-      if ('error' in r) this.settleWaiter(batch[i].traceId, undefined, r.error);
-      else this.emitter.emit('queued', { event: r.entry.event, messageId: r.entry.messageId, traceId: r.entry.traceId, chatId: r.entry.chatId });
+      if ('error' in r) {
+        this.settleWaiter(batch[i].traceId, undefined, r.error);
+        return;
+      }
+      const e = r.entry;
+      const queued: SendQueued = { event: e.event, messageId: e.messageId, traceId: e.traceId, chatId: e.chatId, ...(e.tag !== undefined ? { tag: e.tag } : {}) };
+      this.emitter.emit('queued', queued);
+      this.waiters.get(e.traceId)?.settleQueued(queued);
     });
     this.pump();
   }
@@ -773,9 +818,21 @@ export class HubClient {
         reason: `no answer within ${this.o.sendExpiryMs} ms`,
         rejectedAt: this.clock.now(),
         matched: true,
+        ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
       };
       this.emitter.emit('rejected', rejection);
-      this.settleWaiter(entry.traceId, undefined, new HubError('SEND_EXPIRED', rejection.reason as string, { messageId: entry.messageId, traceId: entry.traceId }));
+      this.settleWaiter(
+        entry.traceId,
+        undefined,
+        new HubError('SEND_EXPIRED', rejection.reason as string, {
+          event: entry.event,
+          messageId: entry.messageId,
+          traceId: entry.traceId,
+          chatId: entry.chatId,
+          rejectedAt: rejection.rejectedAt,
+          ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
+        }),
+      );
     }
     // Only a live connection re-sends: after a reconnect everything unanswered goes out again anyway.
     if (this.live) this.outbox.requeueOverdue();
@@ -786,6 +843,8 @@ export class HubClient {
     const waiter = this.waiters.get(traceId);
     if (!waiter) return;
     this.waiters.delete(traceId);
+    // A no-op once the send was queued; otherwise it tells `queued` that it never will be.
+    waiter.settleQueued(undefined);
     if (ack) waiter.resolve(ack);
     else waiter.reject(err as HubError);
   }
@@ -808,9 +867,12 @@ export class HubClient {
             new HubError('SEND_REJECTED', `the hub refused ${entry.event} ${entry.messageId}: ${rejection.code}${rejection.reason ? ` (${rejection.reason})` : ''}`, {
               serverCode: rejection.code,
               reason: rejection.reason,
+              event: entry.event,
               messageId: entry.messageId,
               traceId: entry.traceId,
               chatId: entry.chatId,
+              ...(rejection.rejectedAt !== undefined ? { rejectedAt: rejection.rejectedAt } : {}),
+              ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
             }),
           );
           this.pump();

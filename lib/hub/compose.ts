@@ -9,6 +9,7 @@ import { checkOutgoingFragments, textFragment } from './fragments';
 import { checkChatId, checkMessageId, type ChatIdRule } from './ids';
 import { isObject, type JsonObject } from './json';
 import { outgoingMentions } from './mentions';
+import type { SendTag } from './send-tag';
 
 export interface ReplyTarget {
   /** The `message_id` replied to. */
@@ -33,6 +34,8 @@ export interface SendInput {
   to?: Peer;
   /** Your own `msg-<ULID>` id (for example derived from a mesh message). Default: a fresh one. */
   messageId?: string;
+  /** Kept with the send in the outbox (never sent) and echoed in `queued`, `ack` and `rejected`; at most 1 KiB of JSON. */
+  tag?: SendTag;
 }
 
 export interface ReactInput {
@@ -41,6 +44,8 @@ export interface ReactInput {
   emoji: string;
   removed?: boolean;
   to?: Peer;
+  /** As `SendInput.tag`. */
+  tag?: SendTag;
 }
 
 export interface Composed {

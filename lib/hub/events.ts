@@ -9,6 +9,7 @@ import type { HubError } from './errors';
 import type { Fragment } from './fragments';
 import type { JsonObject } from './json';
 import type { Mention } from './mentions';
+import type { SendTag } from './send-tag';
 
 /**
  * - `idle`: built, not started;
@@ -84,6 +85,8 @@ export interface SendAck {
   acceptedAt: number | undefined;
   /** How many times the frame went on the wire. */
   attempts: number;
+  /** The caller's tag given to the send, read back from the outbox row (so it survives a restart). */
+  tag?: SendTag;
 }
 
 /** A send is durably in the outbox (it survives a crash from here on) and about to go on the wire. */
@@ -92,6 +95,24 @@ export interface SendQueued {
   messageId: string;
   traceId: string;
   chatId: string;
+  tag?: SendTag;
+}
+
+/**
+ * What `send`, `reply`, `react` and a stream's `finalize` return: the promise of the hub's answer (it resolves on
+ * `message.ack` and rejects with a `HubError`), carrying the ids that were fixed for the send and a second promise
+ * for the moment it became durable.
+ */
+export interface SendHandle extends Promise<SendAck> {
+  /** The `message_id` (a reaction: its slot `rxn:<target>:<reactor>`); undefined only when the input was refused before an id was given. */
+  readonly messageId: string | undefined;
+  /** The `trace_id` every attempt carries; undefined like `messageId`. */
+  readonly traceId: string | undefined;
+  /**
+   * Resolves (with what `queued` reports) once the send is durably in the outbox, or with undefined when it was
+   * refused before that (the handle itself then rejects with the reason). Never rejects.
+   */
+  readonly queued: Promise<SendQueued | undefined>;
 }
 
 export interface SendRejection {
@@ -107,6 +128,8 @@ export interface SendRejection {
   rejectedAt: number | undefined;
   /** False when no uplink of this client matched the trace id or message id. */
   matched: boolean;
+  /** The caller's tag of the matched send (see `SendAck.tag`). */
+  tag?: SendTag;
 }
 
 export interface DeliveryReceipt {

@@ -19,6 +19,7 @@ export { parseFrame, type ParsedFrame } from './parse-frame';
 export { parseFragments, joinText, KNOWN_FRAGMENT_KINDS, type Fragment } from './fragments';
 export { parseMentions, mentionsUser, MENTION_ALL, type Mention } from './mentions';
 export { PRESENCE_LIMIT } from './presence';
+export { SEND_TAG_MAX_BYTES, type SendTag } from './send-tag';
 export { StreamWriter, type FinalizeInput, type StreamPhase } from './stream-writer';
 export type { SendInput, ReactInput, ReplyTarget } from './compose';
 export type { OutboxEntry } from './outbox';

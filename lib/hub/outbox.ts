@@ -10,6 +10,7 @@
 import type { Clock } from './clock';
 import { HubError } from './errors';
 import { isObject, type JsonObject } from './json';
+import type { SendTag } from './send-tag';
 import type { Queue, Store } from '../store';
 import { StoreError } from '../store';
 
@@ -25,6 +26,8 @@ export interface OutboxRecord {
   frame: JsonObject;
   createdAt: number;
   expiresAt: number | undefined;
+  /** The caller's tag (optional; records written before tags existed have none). */
+  tag?: SendTag;
 }
 
 export interface OutboxEntry extends OutboxRecord {

@@ -9,8 +9,10 @@
  */
 import { EVENT, uplink, type Peer, type Uplink } from './envelope';
 import { HubError } from './errors';
-import type { SendAck, SendRejection } from './events';
+import type { SendHandle, SendRejection } from './events';
 import type { JsonObject } from './json';
+import { refusedSend } from './send-handle';
+import type { SendTag } from './send-tag';
 
 export interface StreamHost {
   now(): number;
@@ -18,7 +20,7 @@ export interface StreamHost {
   /** Sends a lifecycle frame now; throws NOT_CONNECTED when there is no live connection. */
   sendLifecycle(frame: Uplink, onRejected: (r: SendRejection) => void): void;
   /** The durable finalize reply (through the outbox). */
-  finalize(input: FinalizeInput & { chatId: string; messageId: string; to: Peer | undefined }): Promise<SendAck>;
+  finalize(input: FinalizeInput & { chatId: string; messageId: string; to: Peer | undefined }): SendHandle;
 }
 
 export interface FinalizeInput {
@@ -27,6 +29,8 @@ export interface FinalizeInput {
   mode?: string;
   mentions?: unknown[];
   replyTo?: { messageId: string; preview?: { id?: string; nickName?: string; fragments?: JsonObject[] } };
+  /** As `SendInput.tag`: kept with the finalize reply in the outbox and echoed with its answer. */
+  tag?: SendTag;
 }
 
 export type StreamPhase = 'open' | 'done' | 'failed';
@@ -99,8 +103,8 @@ export class StreamWriter {
   }
 
   /** After `done()`: a polished `message.reply` reusing this stream's `message_id` (durable, acked). */
-  finalize(input: FinalizeInput = {}): Promise<SendAck> {
-    if (this.phaseValue === 'open') return Promise.reject(new HubError('STREAM_CLOSED', 'finalize() follows done(); end the stream first'));
+  finalize(input: FinalizeInput = {}): SendHandle {
+    if (this.phaseValue === 'open') return refusedSend(new HubError('STREAM_CLOSED', 'finalize() follows done(); end the stream first'), this.messageId);
     const body = input.text === undefined && input.fragments === undefined ? { ...input, text: this.cumulative } : input;
     return this.host.finalize({ ...body, chatId: this.chatId, messageId: this.messageId, to: this.to });
   }

@@ -62,6 +62,7 @@ export function failureReport(action: string, err: unknown): ErrorReport | undef
   if (!(err instanceof HubError) || (err.code !== 'SEND_REJECTED' && err.code !== 'SEND_EXPIRED')) return undefined;
   const d = err.details ?? {};
   const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
   return {
     status: 'error',
     event: 'message.error',
@@ -72,6 +73,6 @@ export function failureReport(action: string, err: unknown): ErrorReport | undef
     chat_id: str(d.chatId),
     message_id: str(d.messageId),
     trace_id: str(d.traceId),
-    rejected_at: undefined,
+    rejected_at: num(d.rejectedAt),
   };
 }

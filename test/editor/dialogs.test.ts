@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Locator, Response } from 'playwright-core';
 import { PALETTE_CATEGORY, declaredNodes } from './support/declared-nodes';
 import { inspectDialog, provokeRedField, type FieldPrefix } from './support/edit-dialog';
+import { CONNECTION_TYPES } from './support/example-services';
 import { itLeftNoBrowserErrors, runtimeErrors, useEditorSession, type EditorSession } from './support/editor-session';
 import {
   clickCancel,
@@ -32,15 +33,13 @@ import type { EditorNode, EditorWindow } from './support/page-types';
  * configuration type declared in package.json needs an entry here (its test fails until it has one).
  */
 const CONFIG_VALUES: Record<string, (session: EditorSession) => Record<string, string>> = {
-  'hub-config': (session) => ({ url: session.hub.hub.wsUrl, userId: 'usr_alice', token: session.hub.tokens.usr_alice, deviceId: 'editor-suite', name: 'alice @ test hub' }),
+  'hub-config': (session) => ({ url: session.services.hub.wsUrl, userId: 'usr_alice', token: session.services.tokens.usr_alice, deviceId: 'editor-suite', name: 'alice @ test hub' }),
 };
 
-/** Node types that hold the hub connection and show its state once deployed (docs/hub-nodes.md). */
-const CONNECTION_USERS = ['hub-in', 'hub-out'];
 
 describe('editor: the edit dialog of every declared node', function () {
   this.timeout(60_000);
-  const session = useEditorSession('dialogs', { hub: true });
+  const session = useEditorSession('dialogs', { services: true });
   const declared = declaredNodes();
   const configs = new Map<string, string>();
   let placed = 0;
@@ -123,7 +122,7 @@ describe('editor: the edit dialog of every declared node', function () {
     const from = session.runtimeLog.length;
     await clickDeploy(page);
     await session.waitForLog(/Started flows/, from);
-    const users = (await Promise.all(CONNECTION_USERS.map((t) => nodeIdsOfType(page, t)))).flat();
+    const users = (await Promise.all(CONNECTION_TYPES.map((t) => nodeIdsOfType(page, t)))).flat();
     assert.ok(users.length > 0, 'no node using the hub was made');
     await waitForStatuses(page, users, /^connected\b/);
     assert.deepEqual(runtimeErrors(session, from), []);
@@ -131,7 +130,7 @@ describe('editor: the edit dialog of every declared node', function () {
 
   it('hub-config keeps the token out of the page: after a reload the editor only learns has_token (DOM, /flows, /nodes, credentials)', async () => {
     const page = session.page;
-    const token = session.hub.tokens.usr_alice;
+    const token = session.services.tokens.usr_alice;
     const configId = configs.get('hub-config');
     assert.ok(configId, 'the hub-config test did not create one');
 

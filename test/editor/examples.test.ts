@@ -1,13 +1,15 @@
 /**
  * Every file in examples/ as a user gets it: listed under Import ▸ Examples ▸ @clawling/node-red-mesh, imported
- * through that dialog, its hub-config nodes given the hub's address and a token through their own dialog (what
- * each example's comment asks for), deployed with no error in the runtime log, the hub nodes connected, and one
- * flow run from its inject button. A screenshot of a deployed flow goes to docs/screenshots/flow.png.
+ * through that dialog, its configuration nodes pointed at a dev hub and an MQTT broker through their own dialogs
+ * (what each example's comment asks for: the address and the token), deployed with no error in the runtime log,
+ * the hub and MQTT nodes connected, and one flow run from its inject button. A screenshot of a deployed flow goes to docs/screenshots/flow.png.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_NAME, exampleNames, readExample, type FlowNode } from './support/declared-nodes';
+import { VIEWPORT } from './support/chromium';
+import { CONNECTION_TYPES, configFor } from './support/example-services';
 import { README_SCREENSHOT_DIR, itLeftNoBrowserErrors, runtimeErrors, useEditorSession } from './support/editor-session';
 import {
   clickDeploy,
@@ -33,7 +35,7 @@ const RUN_FLOW = 'mesh-encode-decode';
 
 describe('editor: every example imports through Import ▸ Examples and deploys', function () {
   this.timeout(60_000);
-  const session = useEditorSession('examples', { hub: true });
+  const session = useEditorSession('examples', { services: true });
   const names = exampleNames();
   const imported = new Set<string>();
   let deployedFrom = -1;
@@ -53,7 +55,15 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
   for (const name of names) {
     it(`${name}: imports, every node valid and in the example's own flow`, async () => {
       const flow = readExample(name);
-      await importExample(session.page, PACKAGE_NAME, name, flow.map((n) => n.id));
+      await importExample(session.page, PACKAGE_NAME, name, flow.filter((n) => n.type !== 'tab').map((n) => n.id));
+      const tabs = flow.filter((n) => n.type === 'tab').map((n) => n.id);
+      assert.equal(tabs.length, 1, `${name} should bring exactly one flow tab`);
+      const shown = await session.page.evaluate((id) => !!(globalThis as unknown as EditorWindow).RED.nodes.workspace(id), tabs[0]);
+      assert.ok(shown, `the flow tab of ${name} is not in the editor`);
+      assert.ok(flow.every((n) => n.type === 'tab' || n.z === tabs[0] || !('x' in n)), `a node of ${name} lies outside its tab`);
+      const types = [...new Set(flow.map((n) => n.type))].filter((t) => t !== 'tab');
+      const unknown = await session.page.evaluate((ts) => ts.filter((t) => !(globalThis as unknown as EditorWindow).RED.nodes.getType(t)), types);
+      assert.deepEqual(unknown, [], `node types of ${name} the editor does not know (not installed, or failed to load)`);
       const nodes = await session.page.evaluate((ids) => {
         const { RED } = globalThis as unknown as EditorWindow;
         return ids.map((id) => {
@@ -67,20 +77,23 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     });
   }
 
-  it("each example's hub-config is given the hub's address and its user's token in the hub-config dialog", async () => {
+  it("each example's configuration nodes are pointed at the test's hub and broker in their own dialogs, as the comments ask", async () => {
     const page = session.page;
-    for (const name of names.filter((n) => imported.has(n))) {
+    assert.deepEqual(names.filter((n) => !imported.has(n)), [], 'examples that did not import');
+    for (const name of names) {
       const flow = readExample(name);
-      for (const config of flow.filter((n) => n.type === 'hub-config')) {
-        const user = flow.find((n) => n.hub === config.id && n.type !== 'hub-config');
-        assert.ok(user, `${name}: no node uses ${config.id}`);
-        const token = session.hub.tokens[String(config.userId)];
-        assert.ok(token, `${name}: ${config.userId} is not one of the example users`);
+      // Node-RED tells configuration nodes from flow nodes by their lack of a position.
+      for (const config of flow.filter((n) => n.type !== 'tab' && !('x' in n))) {
+        const setting = configFor(config, session.services);
+        assert.ok(setting, `${name}: the suite does not know how to point a ${config.type} at a test service: add it to configFor (test/editor/support/example-services.ts)`);
+        if (config.type === 'hub-config') assert.ok(setting.credentials.token, `${name}: ${config.userId} has no token on the test hub`);
+        const user = flow.find((n) => 'x' in n && Object.entries(n).some(([k, v]) => k !== 'id' && v === config.id));
+        assert.ok(user, `${name}: no node uses ${config.type} ${config.id}`);
+        const property = Object.entries(user).find(([k, v]) => k !== 'id' && v === config.id)?.[0] as string;
         await openNodeDialog(page, user.id);
-        await page.locator('#node-input-btn-hub-edit').click();
+        await page.locator(`#node-input-btn-${property}-edit`).click();
         await waitTrayReady(page, '#node-config-dialog-ok');
-        await page.locator('#node-config-input-url').fill(session.hub.hub.wsUrl);
-        await page.locator('#node-config-input-token').fill(token);
+        for (const [key, value] of Object.entries({ ...setting.fields, ...setting.credentials })) await page.locator(`#node-config-input-${key}`).fill(value);
         await page.locator('#node-config-dialog-ok').click();
         await waitTrayReady(page, '#node-dialog-ok');
         await clickDone(page);
@@ -88,7 +101,7 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     }
   });
 
-  it('all examples deploy with no error in the runtime log, and every hub node connects', async () => {
+  it('all examples deploy with no error in the runtime log, and every hub and MQTT node connects', async () => {
     const missing = names.filter((n) => !imported.has(n));
     assert.deepEqual(missing, [], 'examples that did not import');
     const page = session.page;
@@ -96,10 +109,10 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     await clickDeploy(page);
     await session.waitForLog(/Started flows/, from);
     deployedFrom = from;
-    const hubUsers = names.flatMap((name) => readExample(name).filter((n) => n.type === 'hub-in' || n.type === 'hub-out'));
+    const connected = names.flatMap((name) => readExample(name).filter((n) => CONNECTION_TYPES.includes(n.type)));
     await waitForStatuses(
       page,
-      hubUsers.map((n) => n.id),
+      connected.map((n) => n.id),
       /^connected\b/,
     );
     assert.deepEqual(runtimeErrors(session, from), []);
@@ -122,9 +135,14 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
         .waitFor({ state: 'visible', timeout: 10_000 });
     }
     const messages = await page.locator('#red-ui-sidebar-content .red-ui-debug-msg').allInnerTexts();
+    const shown = messages.join(' | ').slice(0, 400);
     assert.ok(
-      messages.some((m) => /sender/.test(m) && /content/.test(m)),
-      `no decoded message object in the debug sidebar: ${messages.join(' | ').slice(0, 300)}`,
+      messages.some((m) => /node: frame/.test(m) && /buffer\[\d+\]/.test(m)),
+      `no frame (a Buffer) in the debug sidebar: ${shown}`,
+    );
+    assert.ok(
+      messages.some((m) => /node: message/.test(m) && /sender:/.test(m) && /recipient:/.test(m)),
+      `no decoded message object in the debug sidebar: ${shown}`,
     );
     assert.deepEqual(runtimeErrors(session, deployedFrom), []);
   });
@@ -134,9 +152,17 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     const page = session.page;
     const flow = readExample(README_FLOW);
     const placedNodes = flow.filter((n) => n.type !== 'tab' && typeof n.x === 'number');
-    await showSidebarTab(page, 'info');
     await showFlowOf(page, placedNodes[0].id);
     await workspaceNode(page, placedNodes[0].id).waitFor({ state: 'visible' });
+    // The whole flow in view: palette and sidebar closed (the actions behind ctrl-p and ctrl-space), the workspace
+    // scrolled to its origin. Composition for the picture only; nothing here is under test.
+    await togglePaletteAndSidebar();
+    await page.locator('#red-ui-main-container.red-ui-palette-closed.red-ui-sidebar-closed').waitFor({ state: 'attached', timeout: 5000 });
+    await page.waitForFunction((w) => {
+      const chart = (globalThis as unknown as EditorWindow).document.getElementById('red-ui-workspace-chart');
+      return !!chart && chart.getBoundingClientRect().width >= w - 40;
+    }, VIEWPORT.width);
+    await page.locator('#red-ui-workspace-chart').evaluate((el) => (el as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
     const boxes: Array<{ x: number; y: number; width: number; height: number }> = [];
     for (const n of placedNodes) {
       const box = await page.locator(`[id="${n.id}"]`).boundingBox();
@@ -153,7 +179,17 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     const shot = await page.screenshot({ clip: { x: left, y: top, width: right - left, height: bottom - top }, path: session.screenshot(`${README_FLOW}-flow`) });
     fs.mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
     fs.writeFileSync(path.join(README_SCREENSHOT_DIR, 'flow.png'), shot);
+    await togglePaletteAndSidebar();
+    await page.locator('#red-ui-main-container.red-ui-palette-closed').waitFor({ state: 'detached', timeout: 5000 });
   });
 
   itLeftNoBrowserErrors(session);
+
+  async function togglePaletteAndSidebar(): Promise<void> {
+    await session.page.evaluate(() => {
+      const { RED } = globalThis as unknown as EditorWindow;
+      RED.actions.invoke('core:toggle-palette');
+      RED.actions.invoke('core:toggle-sidebar');
+    });
+  }
 });

@@ -19,6 +19,7 @@ export function handleMessageAck(ctx: FrameContext): void {
     chatId: entry.chatId,
     acceptedAt: num(frame.payload.accepted_at),
     attempts: entry.attempts,
+    ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
   };
   ctx.later(() => services.sends.acked(entry, ack));
 }

@@ -25,6 +25,7 @@ export function handleMessageError(ctx: FrameContext): void {
     reason: str(p.reason),
     rejectedAt: num(p.rejected_at),
     matched: entry !== undefined || traced !== undefined,
+    ...(entry?.tag !== undefined ? { tag: entry.tag } : {}),
   };
   if (entry) services.outbox.removeDurable(entry);
   const chatId = rejection.chatId;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { PACKAGE_ROOT, launchNodeRed, type RunningNodeRed } from '../../../cli/node-red-launcher';
 import { launchChromium } from './chromium';
-import { startExampleHub, type ExampleHub } from './example-hub';
+import { startExampleServices, type ExampleServices } from './example-services';
 import { freePort } from './free-port';
 import { openEditor } from './editor-ui';
 
@@ -30,8 +30,8 @@ export interface EditorSession {
   readonly url: string;
   readonly userDir: string;
   readonly nodeRed: RunningNodeRed;
-  /** Present when the session was asked for one. */
-  readonly hub: ExampleHub;
+  /** The dev hub and MQTT broker, when the session was asked for them. */
+  readonly services: ExampleServices;
   readonly runtimeLog: string[];
   readonly problems: BrowserProblem[];
   /** Where to save a screenshot named `name` (CI artifact, git-ignored). */
@@ -45,13 +45,13 @@ interface SessionState {
   context: BrowserContext;
   page: Page;
   nodeRed: RunningNodeRed;
-  hub?: ExampleHub;
+  services?: ExampleServices;
 }
 
 const LOCAL = /^(http|ws):\/\/127\.0\.0\.1:\d+\//;
 
 /** Registers mocha hooks that start the session before the file's tests and stop it after them. */
-export function useEditorSession(label: string, options: { hub?: boolean } = {}): EditorSession {
+export function useEditorSession(label: string, options: { services?: boolean } = {}): EditorSession {
   let state: SessionState | undefined;
   let currentTest = 'starting the editor';
   const runtimeLog: string[] = [];
@@ -65,7 +65,7 @@ export function useEditorSession(label: string, options: { hub?: boolean } = {})
   before(async function () {
     this.timeout(90_000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `editor-${label}-`));
-    const hub = options.hub ? await startExampleHub() : undefined;
+    const services = options.services ? await startExampleServices() : undefined;
     const nodeRed = await launchNodeRed({
       userDir: path.join(dir, 'node-red'),
       port: await freePort(),
@@ -75,7 +75,7 @@ export function useEditorSession(label: string, options: { hub?: boolean } = {})
       },
     });
     const context = await launchChromium(path.join(dir, 'chromium-profile'));
-    state = { dir, context, nodeRed, hub, page: context.pages()[0] ?? (await context.newPage()) };
+    state = { dir, context, nodeRed, services, page: context.pages()[0] ?? (await context.newPage()) };
     await context.route('**/*', (route) => {
       const url = route.request().url();
       if (LOCAL.test(url) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
@@ -83,6 +83,8 @@ export function useEditorSession(label: string, options: { hub?: boolean } = {})
       return route.abort('blockedbyclient');
     });
     const page = state.page;
+    // Every wait in the suite is on editor state that settles in well under a second; a step that takes longer has failed.
+    page.setDefaultTimeout(15_000);
     page.on('pageerror', (err) => problems.push({ test: currentTest, kind: 'uncaught', text: err.stack ?? err.message }));
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push({ test: currentTest, kind: 'console', text: message.text() });
@@ -95,14 +97,21 @@ export function useEditorSession(label: string, options: { hub?: boolean } = {})
     currentTest = this.currentTest?.fullTitle() ?? 'unknown test';
   });
 
+  // What the editor looked like when a test failed: the first thing to look at in the CI artifacts.
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !state) return;
+    const name = `failed-${this.currentTest.title.replace(/[^\w-]+/g, '-').slice(0, 60)}`;
+    await state.page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) }).catch(() => undefined);
+  });
+
   after(async function () {
     this.timeout(60_000);
     if (!state) return;
-    const { context, nodeRed, hub, dir } = state;
+    const { context, nodeRed, services, dir } = state;
     state = undefined;
     await context.close().catch(() => undefined);
     await nodeRed.stop();
-    await hub?.hub.stop();
+    await services?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -119,10 +128,10 @@ export function useEditorSession(label: string, options: { hub?: boolean } = {})
     get nodeRed() {
       return started().nodeRed;
     },
-    get hub() {
-      const hub = started().hub;
-      if (!hub) throw new Error('this session was started without a dev hub');
-      return hub;
+    get services() {
+      const services = started().services;
+      if (!services) throw new Error('this session was started without the example services');
+      return services;
     },
     runtimeLog,
     problems,

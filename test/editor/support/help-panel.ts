@@ -84,6 +84,9 @@ export async function readHelp(page: Page, title: string): Promise<RenderedHelp 
   }, title);
 }
 
+/** What a `property-type` may say: a JavaScript/Node-RED value type, or a union of them. */
+const JS_TYPE = /^(string|number|boolean|object|array|buffer|any|bigint|date|error|null|function|json)(\[\])?$/i;
+
 /** Style-guide findings for one rendered help text; empty when it follows the guide. */
 export function helpStyleProblems(help: RenderedHelp, ports: { inputs: number; outputs: number }): string[] {
   const problems: string[] = [];
@@ -101,7 +104,10 @@ export function helpStyleProblems(help: RenderedHelp, ports: { inputs: number; o
     const section = help.sections.find((s) => s.heading === name);
     if (!section) continue;
     if (section.properties.length === 0) problems.push(`"${name}" lists no msg property as <dt>`);
-    for (const p of section.properties) if (!p.type) problems.push(`"${name}": msg property "${p.name}" has no <span class="property-type">`);
+    for (const p of section.properties) {
+      if (!p.type) problems.push(`"${name}": msg property "${p.name}" has no <span class="property-type">`);
+      else if (!p.type.split('|').every((t) => JS_TYPE.test(t.trim()))) problems.push(`"${name}": msg.${p.name} has the type "${p.type}", not a type (string, number, boolean, object, array, buffer, …)`);
+    }
   }
   const outputs = help.sections.find((s) => s.heading === 'Outputs');
   if (outputs && ports.outputs > 1 && !outputs.portLists.includes(ports.outputs)) {

@@ -71,9 +71,11 @@ export interface RedEditor {
     eachConfig(cb: (n: EditorNode) => void): void;
     dirty(): boolean;
     getNodeHelp(type: string): string | undefined;
+    workspace(id: string): { id: string; label?: string } | null;
   };
   workspaces: { active(): string; show(id: string): void };
   view: { scale(): number };
+  actions: { invoke(name: string): void };
 }
 
 export interface EditorWindow {

@@ -164,13 +164,17 @@ describe('HubClient: send path', () => {
   });
 
   it('fails a send terminally on message.error chat_not_found, not_member and message_too_large, without retrying', async () => {
-    const carol = await h.connected(h.client(CAROL, { ackTimeoutMs: 100 }));
+    // The ack timeout runs on the client's clock, which only this test moves: a slow answer cannot pass for a retry.
+    const clock = new ManualClock(Date.now());
+    const carol = await h.connected(h.client(CAROL, { clock, ackTimeoutMs: 100 }));
     const rejected = collect(carol, 'rejected');
     await assert.rejects(carol.send({ chatId: 'chat-nowhere', text: 'x' }), code('SEND_REJECTED', 'chat_not_found'));
     await assert.rejects(carol.send({ chatId: CHAT, text: 'x' }), code('SEND_REJECTED', 'not_member'));
     await assert.rejects(carol.send({ chatId: GROUP, text: 'x'.repeat(1_100_000) }), code('SEND_REJECTED', 'message_too_large'));
-    await new Promise((r) => setTimeout(r, 250));
-    assert.equal(h.hub.admin.received({ user_id: CAROL.id, event: 'message.send' }).length, 3, 'never retried');
+    clock.advance(10 * 100);
+    // A send acked after the clock moved: any retry of the refused ones would have reached the hub before it.
+    await carol.send({ chatId: GROUP, text: 'barrier' });
+    assert.equal(h.hub.admin.received({ user_id: CAROL.id, event: 'message.send' }).length, 4, 'never retried');
     assert.deepEqual(rejected.map((r) => [r.origin, r.code, r.matched]), [
       ['hub', 'chat_not_found', true],
       ['hub', 'not_member', true],

@@ -1,0 +1,190 @@
+/**
+ * `npm start`: the whole system on one machine, on loopback only, from embedded defaults (demo/settings.ts):
+ *
+ *   dev hub (WebSocket + media) ─┐
+ *   aedes MQTT broker ───────────┼── gateway (two simulated radios, MQTT bridge, hub bridge, status page)
+ *   Node-RED (this package's nodes, examples/gateway-demo.json) ── hub + MQTT
+ *
+ * Start order is dependency order, stop order its reverse; whatever fails to start stops what already runs, and
+ * `stop()` leaves no listener or child process behind. Gateway and Node-RED logs go to files in the demo folder.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pino from 'pino';
+import YAML from 'yaml';
+import { startDevHub, type DevHub } from '../devhub';
+import { loadConfig } from '../gateway/config/load-config';
+import { collectSecrets } from '../gateway/config/redact';
+import { loadExtensionSchemas } from '../gateway/extensions/index';
+import type { HubBridge } from '../gateway/extensions/hub-bridge';
+import { Gateway } from '../gateway/gateway';
+import { createLogger, type Logger } from '../gateway/logger';
+import { launchNodeRed, type RunningNodeRed } from '../cli/node-red-launcher';
+import { startDemoBroker, type DemoBroker } from './broker';
+import { demoFlow } from './flow';
+import { DEMO, devHubOptions, gatewayConfig, type DemoPorts } from './settings';
+import { VirtualSite } from './virtual-site';
+
+export interface DemoOptions {
+  /** 0 picks a free port. */
+  ports: DemoPorts;
+  /** The demo's folder (gateway state, Node-RED userDir, logs); rewritten at every start. */
+  dir: string;
+  /** Also print the Node-RED log lines. */
+  verbose?: boolean;
+  /** Leave Node-RED out (everything else runs). */
+  withoutNodeRed?: boolean;
+  print: (line: string) => void;
+}
+
+export interface DemoUrls {
+  nodeRed?: string;
+  status: string;
+  hub: string;
+  media: string;
+  hubAdmin: string;
+  mqtt: string;
+}
+
+export interface RunningDemo {
+  urls: DemoUrls;
+  nodeRedPid?: number;
+  gateway: Gateway;
+  /** Resolves if Node-RED ends by itself (then the demo should stop). */
+  nodeRedExited: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export class DemoError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function inUse(err: unknown, what: string, flag: string, port: number): Error {
+  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    return new DemoError('PORT_IN_USE', `port ${port} (${what}) is in use; choose another with ${flag} (0 picks a free one)`);
+  }
+  return err as Error;
+}
+
+export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
+  fs.mkdirSync(o.dir, { recursive: true });
+  for (const sub of ['gateway-state', 'node-red']) fs.rmSync(path.join(o.dir, sub), { recursive: true, force: true });
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch {
+        // Keep stopping the rest: one part that fails to stop must not leave the others running.
+      }
+    }
+  };
+  try {
+    let hub: DevHub;
+    try {
+      hub = await startDevHub(devHubOptions(o.ports.hub));
+    } catch (err) {
+      throw inUse(err, 'dev hub', '--hub-port', o.ports.hub);
+    }
+    stops.push(() => hub.stop());
+
+    let broker: DemoBroker;
+    try {
+      broker = await startDemoBroker(o.ports.mqtt);
+    } catch (err) {
+      throw inUse(err, 'MQTT broker', '--mqtt-port', o.ports.mqtt);
+    }
+    stops.push(() => broker.stop());
+
+    const loaded = loadConfig({
+      text: YAML.stringify(gatewayConfig({ stateDir: path.join(o.dir, 'gateway-state'), hubUrl: hub.wsUrl, mqttUrl: broker.url, statusPort: o.ports.status })),
+      env: {},
+      extensionSchemas: await loadExtensionSchemas(),
+      cwd: o.dir,
+    });
+    const logFile = path.join(o.dir, 'gateway.log');
+    const destination = pino.destination({ dest: logFile, sync: false, mkdir: true });
+    const logger: Logger = createLogger({ level: 'info', destination, secrets: collectSecrets(loaded.config, loaded.schema) });
+    const gateway = new Gateway(loaded.config, { logger });
+    try {
+      await gateway.start();
+    } catch (err) {
+      destination.flushSync();
+      throw inUse(err, 'gateway status page', '--status-port', o.ports.status);
+    }
+    stops.push(async () => {
+      await gateway.stop('demo stopped');
+      destination.flushSync();
+      destination.end();
+    });
+
+    const site = new VirtualSite(gateway, o.print);
+    const bridge = gateway.extension<HubBridge>('hub-bridge');
+    bridge?.client.on('message', (m) => {
+      if (m.fromSelf) return;
+      o.print(`[hub]    ${m.sender.nickName ?? m.sender.id} → chat: ${m.text}`);
+    });
+    site.start();
+    stops.push(async () => site.stop());
+
+    const urls: DemoUrls = {
+      status: gateway.statusUrl ?? '(disabled)',
+      hub: hub.wsUrl,
+      media: hub.mediaUrl,
+      hubAdmin: hub.adminUrl,
+      mqtt: broker.url,
+    };
+    let nodeRed: RunningNodeRed | undefined;
+    let nodeRedExited: Promise<void> = new Promise(() => undefined);
+    if (!o.withoutNodeRed) {
+      const port = o.ports.nodeRed === 0 ? await freePort() : o.ports.nodeRed;
+      const log = fs.createWriteStream(path.join(o.dir, 'node-red.log'));
+      stops.push(() => new Promise<void>((resolve) => log.end(() => resolve())));
+      try {
+        nodeRed = await launchNodeRed({
+          userDir: path.join(o.dir, 'node-red'),
+          port,
+          flows: demoFlow({ hubUrl: hub.wsUrl, mediaUrl: hub.mediaUrl, mqttPort: broker.port }),
+          credentials: { [DEMO.hubConfigNode]: { token: DEMO.nodeRedToken } },
+          onLog: (line) => {
+            log.write(`${line}\n`);
+            if (o.verbose) o.print(`[node-red] ${line}`);
+          },
+        });
+      } catch (err) {
+        throw new DemoError('NODE_RED_FAILED', `${(err as Error).message} (is port ${port} free? see ${path.join(o.dir, 'node-red.log')}, or use --port)`);
+      }
+      const running = nodeRed;
+      stops.push(() => running.stop());
+      urls.nodeRed = running.url;
+      nodeRedExited = new Promise<void>((resolve) => running.process.once('exit', () => resolve()));
+    }
+    return {
+      urls,
+      ...(nodeRed?.process.pid !== undefined ? { nodeRedPid: nodeRed.process.pid } : {}),
+      gateway,
+      nodeRedExited,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

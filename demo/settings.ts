@@ -1,0 +1,83 @@
+/**
+ * The demo's embedded defaults (`npm start`): who is who on the dev hub, the one chat, the gateway with two simulated
+ * radios and the hub bridge's rules. Everything listens on 127.0.0.1. The tokens are the dev hub's demo accounts,
+ * not secrets of anyone's; they still stay out of the example flow, which gets its token as a credential.
+ */
+import type { DevHubOptions } from '../devhub';
+
+export interface DemoPorts {
+  nodeRed: number;
+  hub: number;
+  mqtt: number;
+  status: number;
+}
+
+export const DEFAULT_PORTS: Readonly<DemoPorts> = Object.freeze({ nodeRed: 1880, hub: 8080, mqtt: 1883, status: 8089 });
+
+export const DEMO = Object.freeze({
+  gatewayId: 'demo',
+  chat: 'cnv_01J000000000000000000MESH',
+  gatewayUser: 'agt_mesh_gateway',
+  gatewayToken: 'gateway-demo-token',
+  nodeRedUser: 'usr_nodered',
+  nodeRedToken: 'nodered-demo-token',
+  youUser: 'usr_you',
+  youToken: 'you-demo-token',
+  /** The id of the example flow's hub-config node, which receives the Node-RED account's token. */
+  hubConfigNode: 'de30ba7e00000020',
+});
+
+/** The virtual peers (their addresses follow from radio id and peer id, so they are the same on every run). */
+export const PEERS = Object.freeze({
+  kitchen: { radio: 'sim0', address: 'off1q95fm2f5p8degp79tm3kkuns0hqyx74kwuxqthpk' },
+  porch: { radio: 'sim0', address: 'off1qxh9a22dz694sxn9tw282sptxfh8jddy8vnnhtf5' },
+  garden: { radio: 'sim1', address: 'off1qxc2eeust8svyquwc9mcl222c002kdsr7vp2nmyk' },
+});
+
+export function devHubOptions(port: number): DevHubOptions {
+  return {
+    host: '127.0.0.1',
+    port,
+    users: [
+      { id: DEMO.gatewayUser, nick_name: 'Mesh gateway', token: DEMO.gatewayToken },
+      { id: DEMO.nodeRedUser, nick_name: 'Node-RED', token: DEMO.nodeRedToken },
+      { id: DEMO.youUser, nick_name: 'You', token: DEMO.youToken },
+    ],
+    chats: [{ id: DEMO.chat, members: [DEMO.gatewayUser, DEMO.nodeRedUser, DEMO.youUser], type: 'group' }],
+    media: { storage: 'memory' },
+  };
+}
+
+/** gateway.yaml of the demo, as an object (the real loader checks it and fills the defaults). */
+export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: string; statusPort: number }): Record<string, unknown> {
+  return {
+    gateway: { id: DEMO.gatewayId, name: 'Clawling demo gateway', state_dir: o.stateDir, store_sync: 'normal', shutdown_timeout_ms: 2000 },
+    log: { level: 'info' },
+    radios: [
+      {
+        id: 'sim0',
+        kind: 'simulated',
+        latency_ms: 5,
+        peers: [
+          { id: 'kitchen', wire_versions: [1], rssi: -58 },
+          { id: 'porch', wire_versions: [], rssi: -77 },
+        ],
+      },
+      { id: 'sim1', kind: 'simulated', latency_ms: 5, peers: [{ id: 'garden', wire_versions: [1], rssi: -66 }] },
+    ],
+    mqtt: { url: o.mqttUrl, reconnect_min_ms: 200, reconnect_max_ms: 2000 },
+    http: { enabled: true, host: '127.0.0.1', port: o.statusPort },
+    hub: {
+      enabled: true,
+      url: o.hubUrl,
+      token: DEMO.gatewayToken,
+      user_id: DEMO.gatewayUser,
+      reconnect_min_ms: 200,
+      reconnect_max_ms: 5000,
+      sender_names: { [PEERS.kitchen.address]: 'Kitchen', [PEERS.porch.address]: 'Porch', [PEERS.garden.address]: 'Garden' },
+      mesh_to_hub: [{ chat_id: DEMO.chat }],
+      // Plain chat messages go to the garden; a reply to a mesh message goes back to the node that sent it.
+      hub_to_mesh: [{ chat_id: DEMO.chat, recipient: PEERS.garden.address }],
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * `clawling demo` (what `npm start` runs) as a child process on free ports: it prints its URLs, a mesh message goes
+ * the whole loop (mesh → MQTT + hub → Node-RED → hub → mesh), the two injects of the example flow reach the garden
+ * over MQTT and over the hub, and SIGINT stops everything: the process exits 0, every port it listened on is closed
+ * and the Node-RED child is gone.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import mqtt from 'mqtt';
+
+const CLI = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
+const FLOW = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'examples', 'gateway-demo.json'), 'utf8')) as Array<{ id: string; type: string; name?: string }>;
+
+class Output {
+  readonly lines: string[] = [];
+  private waiters: Array<{ test: RegExp; resolve: (m: RegExpExecArray) => void }> = [];
+
+  constructor(child: ChildProcess) {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        this.lines.push(line);
+        for (const w of this.waiters.slice()) {
+          const m = w.test.exec(line);
+          if (m) {
+            this.waiters.splice(this.waiters.indexOf(w), 1);
+            w.resolve(m);
+          }
+        }
+      }
+    });
+  }
+
+  /** The first line (printed already or to come) matching `test`. */
+  line(test: RegExp, what: string, ms = 60000): Promise<RegExpExecArray> {
+    for (const l of this.lines) {
+      const m = test.exec(l);
+      if (m) return Promise.resolve(m);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no line for ${what} within ${ms} ms; output:\n${this.lines.join('\n')}`)), ms);
+      this.waiters.push({
+        test,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      });
+    });
+  }
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('clawling demo (npm start) as a child process', function () {
+  this.timeout(120000);
+  let dir: string;
+  let child: ChildProcess | undefined;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawling-demo-'));
+  });
+  after(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the whole loop on free ports and stops everything on SIGINT', async () => {
+    child = spawn(process.execPath, [CLI, 'demo', '--port', '0', '--hub-port', '0', '--mqtt-port', '0', '--status-port', '0', '--dir', dir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    const out = new Output(child);
+
+    const nodeRed = await out.line(/Node-RED editor: +http:\/\/127\.0\.0\.1:(\d+)\/ +\(flow "Gateway demo", pid (\d+)\)/, 'the Node-RED URL');
+    const status = await out.line(/Gateway status page: http:\/\/127\.0\.0\.1:(\d+)/, 'the status page');
+    const hub = await out.line(/Dev hub: +ws:\/\/127\.0\.0\.1:(\d+)\/ws +\(media \S+, admin http:\/\/127\.0\.0\.1:(\d+)\/admin\)/, 'the hub');
+    const broker = await out.line(/MQTT broker: +mqtt:\/\/127\.0\.0\.1:(\d+)/, 'the broker');
+    const ports = [nodeRed[1], status[1], hub[1], hub[2], broker[1]].map(Number);
+    const nodeRedPid = Number(nodeRed[2]);
+
+    // Mesh → MQTT, seen by a client of our own.
+    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${broker[1]}`);
+    const onMqtt = new Promise<{ content: string; rx_radio: string }>((resolve) => client.on('message', (_t, payload) => resolve(JSON.parse(payload.toString()) as { content: string; rx_radio: string })));
+    await client.subscribeAsync('clawling/demo/messages', { qos: 1 });
+    const published = await onMqtt;
+    assert.match(published.rx_radio, /^sim[01]$/);
+    await client.endAsync();
+
+    // The whole loop, and both injects of the example flow through Node-RED's own admin API.
+    await out.line(/^\[loop\] +mesh → MQTT \+ hub → Node-RED → hub → mesh: kitchen got “Node-RED saw Kitchen: temperature/, 'a message around the loop');
+    const health = await fetch(`http://127.0.0.1:${status[1]}/health`);
+    assert.equal(health.status, 200);
+    for (const name of ['ask the garden over MQTT', 'write in the chat']) {
+      const inject = FLOW.find((n) => n.type === 'inject' && n.name === name)!;
+      const res = await fetch(`http://127.0.0.1:${nodeRed[1]}/inject/${inject.id}`, { method: 'POST' });
+      assert.equal(res.status, 200, name);
+    }
+    await out.line(/^\[mesh\] +garden received “water the tomatoes, please” \(from MQTT\)/, 'Node-RED → MQTT → mesh');
+    await out.line(/^\[mesh\] +garden received “hello garden, this is Node-RED” \(from Node-RED on the hub\)/, 'Node-RED → hub → mesh');
+
+    child.kill('SIGINT');
+    assert.equal(await exited, 0, 'the demo exits by itself with 0');
+    assert.ok(out.lines.includes('Demo stopped.'));
+    for (const port of ports) assert.ok(await refused(port), `port ${port} is closed`);
+    assert.ok(!alive(nodeRedPid), 'the Node-RED child is gone');
+  });
+});
