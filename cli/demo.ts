@@ -64,7 +64,15 @@ export const command: CliCommand = {
       io.stdout.write(`${line}\n`);
     };
     // Loaded here so that `clawling demo --help` works without the demo's development dependencies.
-    const { startDemo } = await import('../demo/run-demo');
+    let startDemo: typeof import('../demo/run-demo').startDemo;
+    try {
+      ({ startDemo } = await import('../demo/run-demo'));
+    } catch (err) {
+      const missing = /Cannot find module '([^']+)'/.exec(String((err as Error).message))?.[1];
+      if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || missing === undefined) throw err;
+      io.stderr.write(`clawling demo: ${missing} is not installed; the demo runs from a checkout of the package after 'npm install' (it uses the development dependencies)\n`);
+      return 1;
+    }
     let demo;
     try {
       demo = await startDemo({ ports, dir, verbose: values.verbose === true, withoutNodeRed: values['no-node-red'] === true, print });

@@ -8,11 +8,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { freePort } from './free-port';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 
 export interface NodeRedLaunchOptions {
   userDir: string;
+  /** 0 picks a free port (Node-RED itself would announce ":0"). */
   port: number;
   /** Flows to deploy at start; written to `<userDir>/flows.json`. */
   flows?: unknown[];
@@ -52,10 +54,10 @@ function linkPackage(userDir: string): void {
   );
 }
 
-function writeSettings(options: NodeRedLaunchOptions): string {
+function writeSettings(options: NodeRedLaunchOptions, port: number): string {
   const settings = {
     uiHost: '127.0.0.1',
-    uiPort: options.port,
+    uiPort: port,
     flowFile: 'flows.json',
     credentialSecret: false,
     diagnostics: { enabled: false, ui: false },
@@ -73,7 +75,7 @@ function writeSettings(options: NodeRedLaunchOptions): string {
 export async function launchNodeRed(options: NodeRedLaunchOptions): Promise<RunningNodeRed> {
   fs.mkdirSync(options.userDir, { recursive: true });
   linkPackage(options.userDir);
-  const settingsFile = writeSettings(options);
+  const settingsFile = writeSettings(options, options.port === 0 ? await freePort() : options.port);
   fs.writeFileSync(path.join(options.userDir, 'flows.json'), JSON.stringify(options.flows ?? [], null, 2));
   fs.writeFileSync(path.join(options.userDir, 'flows_cred.json'), JSON.stringify(options.credentials ?? {}, null, 2));
 

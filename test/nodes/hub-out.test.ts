@@ -230,6 +230,35 @@ describe('hub-out node', function () {
     await until(() => subs().length === 0, 'the hub to drop the subscription');
   });
 
+  it('keeps a presence subscription another hub-out holds when one of them stops, also across a reconnect', async () => {
+    const nodes = [
+      ...flow({ action: 'subscribe' }),
+      placed({ id: 'out2', type: 'hub-out', z: 'tab', hub: 'cfg', action: 'subscribe', wires: [[], []] }),
+    ] as Array<Flow[number] & { id: string }>;
+    await helper.load(NODES, nodes, aliceCredentials);
+    const out = getNode(helper, 'out');
+    const out2 = getNode(helper, 'out2');
+    await waitStatus(helper, out, isText(CONNECTED));
+    const subs = () => [...(hub.admin.devices().find((d) => d.user_id === ALICE.id)?.presence_subscriptions ?? [])].sort();
+    const subscribes = () => hub.admin.received({ user_id: ALICE.id, event: 'presence.subscribe' }).length;
+    out.receive({ payload: BOB.id });
+    out2.receive({ payload: BOB.id });
+    await until(() => subscribes() === 2, 'both subscribes at the hub');
+
+    await helper.setFlows(nodes.filter((node) => !['out', 'accepted', 'reports', 'catcher', 'caught'].includes(node.id)), 'nodes', aliceCredentials);
+    // A later uplink reaching the hub proves that no unsubscribe for bob went before it.
+    getNode(helper, 'out2').receive({ payload: 'agt_helper' });
+    await until(() => subscribes() === 3, 'the next subscribe at the hub');
+    assert.deepEqual(subs(), ['agt_helper', BOB.id]);
+    assert.equal(hub.admin.received({ user_id: ALICE.id, event: 'presence.unsubscribe' }).length, 0);
+
+    const back = hub.admin.waitFor('hello', (d) => d.user_id === ALICE.id);
+    hub.admin.dropConnection({ user_id: ALICE.id });
+    await back;
+    await until(() => subscribes() === 5, 'both subscribed again on the new connection');
+    assert.deepEqual(subs(), ['agt_helper', BOB.id]);
+  });
+
   it('streams: open, append, done, and the finalize reply with the same id is acked on output 2', async () => {
     const n = await load();
     const opened = next(n.accepted);
@@ -342,6 +371,67 @@ describe('hub-out node', function () {
     assert.equal((report.payload as { status: string }).status, 'ack');
     assert.equal(report._msgid, acc._msgid);
     assert.equal((await arrived).messageId, acc.message_id);
+  });
+
+  it('reports on output 2 after a restart of Node-RED the ack of a send accepted before it, with its original _msgid', async () => {
+    const dir = tempDir('restart-report');
+    const port = Number(new URL(hub.wsUrl).port);
+    try {
+      const cfg = { persist: true, stateDir: dir };
+      const n = await load({}, cfg);
+      await bob.stop();
+      await hub.stop();
+      const accepted = next(n.accepted);
+      const early = collect(n.reports);
+      n.out.receive({ payload: 'answered after the restart', chat_id: CHAT_AB, topic: 'not kept' });
+      n.out.receive({ payload: 'refused after the restart', chat_id: CHAT_OTHER });
+      const acc = await accepted;
+      const refused = await next(n.accepted, (m) => m.chat_id === CHAT_OTHER);
+      await helper.unload();
+      assert.deepEqual(early, [], 'no answer before the restart');
+
+      hub = await startDevHub({ ...hubOptions(), port });
+      bob = await peer(hub);
+      const m = await load({}, cfg, false);
+      const got = collect(m.reports);
+      await until(() => got.length === 2, 'both answers on output 2');
+      const ack = got.find((r) => (r.payload as { status: string }).status === 'ack') as Captured;
+      const error = got.find((r) => (r.payload as { status: string }).status === 'error') as Captured;
+      assert.equal(ack._msgid, acc._msgid, 'the _msgid the send was given before the restart');
+      assert.equal(ack.restored, true);
+      assert.equal(ack.topic, undefined, 'only the _msgid is kept across a restart');
+      const a = ack.payload as Record<string, unknown>;
+      assert.deepEqual([a.event, a.action, a.chat_id, a.message_id], ['message.ack', 'send', CHAT_AB, acc.message_id]);
+      assert.equal(error._msgid, refused._msgid);
+      const e = error.payload as Record<string, unknown>;
+      assert.deepEqual([e.event, e.code, e.origin, e.chat_id, e.message_id], ['message.error', 'chat_not_found', 'hub', CHAT_OTHER, refused.message_id]);
+      assert.equal(typeof e.rejected_at, 'number', "the hub's rejected_at");
+      await waitStatus(helper, m.out, (s) => String(s.text).includes('1 hub-out.status.sent') && String(s.text).includes('1 failed'));
+    } finally {
+      await helper.unload();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports the ack of a send made before a redeploy of the node through its new instance', async () => {
+    const n = await load();
+    hub.admin.withholdAcks({ user_id: ALICE.id, count: 1 });
+    const accepted = next(n.accepted);
+    n.out.receive({ payload: 'answered after a redeploy', chat_id: CHAT_AB });
+    const acc = await accepted;
+    const cfg = helper.getNode('cfg') as unknown as { hubClient(): HubClient };
+    const client = cfg.hubClient();
+    // A "modified nodes" redeploy of hub-out alone: the connection (held by hub-in) stays, the node restarts.
+    const changed = flow({ chat: CHAT_GROUP });
+    await helper.setFlows(changed, 'nodes', aliceCredentials);
+    assert.strictEqual(cfg.hubClient(), client);
+    const reports = getNode(helper, 'reports');
+    const report = next(reports);
+    hub.admin.dropConnection({ user_id: ALICE.id }); // the reconnect re-sends the unanswered send, which is acked now
+    const r = await report;
+    assert.equal(r._msgid, acc._msgid);
+    assert.equal(r.restored, true);
+    assert.equal((r.payload as { message_id: string }).message_id, acc.message_id);
   });
 
   it('keeps an accepted send across a restart of Node-RED and sends it once, with the same id', async () => {

@@ -8,7 +8,7 @@ import { redactConfig } from '../../../gateway/config/redact';
 import { HUB_CONFIG_SCHEMA } from '../../../gateway/hub/config-schema';
 import { mediaBaseFor, resolveBridgeConfig } from '../../../gateway/hub/bridge-config';
 import { readHubSettings } from '../../../gateway/hub/read-settings';
-import { configSchema } from '../../../gateway/extensions/hub-bridge';
+import { checkConfig, configSchema } from '../../../gateway/extensions/hub-bridge';
 
 const SECRET = 'hub-secret-token-5c7e';
 
@@ -91,5 +91,12 @@ describe('gateway/hub configuration', () => {
     const printed = JSON.stringify(redactConfig(loaded.config, loaded.schema));
     assert.ok(!printed.includes(SECRET));
     assert.ok(printed.includes('"token":"[redacted]"'));
+  });
+
+  it('gives --check the problems of an enabled bridge by path, and none for a disabled one', () => {
+    const load = (hub: Record<string, unknown>) => loadConfig({ text: YAML.stringify({ hub }), env: {}, extensionSchemas: { hub: configSchema }, cwd: os.tmpdir() }).config;
+    assert.deepEqual(checkConfig(load({ enabled: false })), []);
+    assert.deepEqual(checkConfig(load({ enabled: true, token: SECRET })), [{ path: 'hub.user_id', problem: 'is required (the hub user id of the bridge account)' }]);
+    assert.deepEqual(checkConfig(load({ enabled: true, token: SECRET, user_id: 'agt_x' })), []);
   });
 });

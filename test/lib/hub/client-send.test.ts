@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HubError, ManualClock, MESSAGE_ID_PATTERN, type InboundMessage, type SendAck } from '../../../lib/hub';
 import { openStore } from '../../../lib/store';
-import { ALICE, BOB, CAROL, CHAT, collect, GROUP, Harness, next, uplinks, when, type WireFrame } from './support/harness';
+import { ALICE, BOB, CAROL, CHAT, collect, eventually, GROUP, Harness, next, uplinks, when, type WireFrame } from './support/harness';
 
 const code = (c: string, serverCode?: string) => (e: unknown) =>
   e instanceof HubError && e.code === c && (serverCode === undefined || e.details?.serverCode === serverCode);
@@ -53,11 +53,16 @@ describe('HubClient: send path', () => {
   });
 
   it('retries an unanswered send with the same message id and trace id, and the recipient sees it once', async () => {
-    const alice = await h.connected(h.client(ALICE, { ackTimeoutMs: 150 }));
+    // The ack timeout is on the client's clock: exactly one retry, however slowly the hub answers it.
+    const clock = new ManualClock(Date.now());
+    const alice = await h.connected(h.client(ALICE, { clock, ackTimeoutMs: 150 }));
     const bob = await h.connected(h.client(BOB));
     const seen = collect(bob, 'message');
     h.hub.admin.withholdAcks({ user_id: ALICE.id, count: 1 });
-    const ack = await alice.send({ chatId: CHAT, text: 'again and again' });
+    const pending = alice.send({ chatId: CHAT, text: 'again and again' });
+    await eventually(() => h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' }).length === 1, 5000, 'the first attempt at the hub');
+    clock.advance(150);
+    const ack = await pending;
     const sends = h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' });
     assert.equal(sends.length, 2);
     assert.equal(JSON.stringify(sends[0].frame?.payload), JSON.stringify(sends[1].frame?.payload), 'byte for byte');
@@ -70,11 +75,18 @@ describe('HubClient: send path', () => {
   });
 
   it('settles once when a delayed ack and the ack of the retry both arrive', async () => {
-    const alice = await h.connected(h.client(ALICE, { ackTimeoutMs: 100 }));
+    const clock = new ManualClock(Date.now());
+    const alice = await h.connected(h.client(ALICE, { clock, ackTimeoutMs: 100 }));
     const acks = collect(alice, 'ack');
+    const ackFrames = collect(alice, 'frame');
     h.hub.admin.delayAcks({ user_id: ALICE.id, ms: 250, count: 1 });
-    const ack = await alice.send({ chatId: CHAT, text: 'slow' });
-    await new Promise((r) => setTimeout(r, 300));
+    const pending = alice.send({ chatId: CHAT, text: 'slow' });
+    await eventually(() => h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' }).length === 1, 5000, 'the send at the hub');
+    clock.advance(100);
+    const ack = await pending;
+    assert.equal(ack.attempts, 2, 'answered through the retry');
+    // The delayed ack of the first attempt still comes; it must settle nothing a second time.
+    await when(alice, ['frame'], () => ackFrames.filter((f) => f.event === 'message.ack').length === 2);
     await alice.idle();
     assert.deepEqual(acks.map((a) => a.messageId), [ack.messageId]);
     assert.equal(alice.pendingSends().length, 0);
@@ -192,18 +204,22 @@ describe('HubClient: send path', () => {
 
   for (const serverCode of ['unsupported_version', 'message_id_too_long', 'capability_missing', 'quota_exceeded_from_the_future']) {
     it(`treats message.error "${serverCode}" as terminal for the send it answers`, async () => {
-      const alice = await h.connected(h.client(ALICE, { ackTimeoutMs: 150 }));
+      // The client's clock stands still, so the unanswered send is not retried before the injected error lands.
+      const clock = new ManualClock(Date.now());
+      const alice = await h.connected(h.client(ALICE, { clock, ackTimeoutMs: 150 }));
       h.hub.admin.withholdAcks({ user_id: ALICE.id, count: 1 });
       const pending = alice.send({ chatId: CHAT, text: 'doomed' });
-      await when(alice, ['frame'], () => h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' }).length > 0);
+      await eventually(() => h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' }).length > 0, 5000, 'the send at the hub');
       const frame = uplinks(h, ALICE.id, 'message.send')[0];
       h.hub.admin.sendRaw(
         { user_id: ALICE.id },
         { version: '2', event: 'message.error', trace_id: frame.trace_id, emitted_at: 1, chat_id: CHAT, payload: { message_id: frame.payload.message_id, code: serverCode, reason: 'injected', rejected_at: 2 } },
       );
       await assert.rejects(pending, code('SEND_REJECTED', serverCode));
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' }).length, 1, 'no automatic retry');
+      clock.advance(10 * 150);
+      // Acked after the clock moved past the ack timeout: a retry of the refused send would have come before it.
+      await alice.send({ chatId: CHAT, text: 'barrier' });
+      assert.equal(h.hub.admin.received({ user_id: ALICE.id, event: 'message.send' }).length, 2, 'no automatic retry');
     });
   }
 
