@@ -56,21 +56,28 @@ export interface NobleLike {
   stop(): void;
 }
 
-/** Builds a noble for an adapter; the default loads the real package, tests pass one over a fake binding. */
-export type NobleFactory = (options: { adapter: number }) => NobleLike;
+/**
+ * Builds a noble for an adapter; the default loads the real package, tests pass one over a fake binding.
+ * `legacy`: keep to legacy (Bluetooth 4.x) scanning and connection commands even on a Bluetooth 5 controller, as
+ * the GATT server's advertising on the same controller requires (a controller refuses legacy advertising commands
+ * once extended ones were used, until it is reset).
+ */
+export type NobleFactory = (options: { adapter: number; legacy?: boolean }) => NobleLike;
 
 interface NobleModule {
   withBindings(type: string, options: Record<string, unknown>): NobleLike;
 }
 
 /** The real noble on the chosen adapter. Throws `RadioError` `UNSUPPORTED` naming the package when it does not load. */
-export const loadNoble: NobleFactory = ({ adapter }) => {
+export const loadNoble: NobleFactory = ({ adapter, legacy = false }) => {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const mod = require('@stoprocent/noble') as NobleModule;
     // HCI is the Linux binding and the only one with adapter choice; elsewhere noble picks the platform's own.
     // The binding loads its native HCI socket module here, so a missing prebuild also surfaces here.
-    return process.platform === 'linux' ? mod.withBindings('hci', { deviceId: adapter }) : mod.withBindings('default', {});
+    // Without `extended`, the HCI binding switches to extended commands when the controller supports them.
+    const hci: Record<string, unknown> = legacy ? { deviceId: adapter, extended: false } : { deviceId: adapter };
+    return process.platform === 'linux' ? mod.withBindings('hci', hci) : mod.withBindings('default', {});
   } catch (err) {
     throw new RadioError(
       'UNSUPPORTED',

@@ -37,6 +37,7 @@ export type HandshakeFailure =
   | 'IDENTITY_ADDRESS_MISMATCH'
   | 'IDENTITY_BAD_KEY'
   | 'NOT_ALLOWED'
+  | 'DUPLICATE_PEER'
   | 'SUBSCRIBE_FAILED'
   | 'DISCONNECTED';
 
@@ -67,8 +68,8 @@ export interface BlePeerLinkOptions {
   onDrop: (reason: string, details: Record<string, unknown>) => void;
   onMtu: (attMtu: number) => void;
   onDisconnect: (reason: string) => void;
-  /** Decides from the verified identity whether to keep the peer (`allow_peers`). */
-  accept: (identity: BlePeerIdentity) => boolean;
+  /** Decides from the verified identity whether to keep the peer (`allow_peers`, a duplicate): true, or why not. */
+  accept: (identity: BlePeerIdentity) => true | HandshakeFailure;
 }
 
 export class BlePeerLink {
@@ -196,7 +197,13 @@ export class BlePeerLink {
     else if (config.requireIdentity) throw new BleHandshakeError(check.reason, `IDENTITY refused: ${check.reason}`);
     else this.#o.log.warn({ radio: this.#o.radioId, peer: p.id, reason: check.reason }, 'BLE peer identity not verified; accepted because require_identity is off');
     const identity: BlePeerIdentity = { address, deviceId, attMtu: this.#attMtu };
-    if (!this.#o.accept(identity)) throw new BleHandshakeError('NOT_ALLOWED', `peer ${p.id} (${address ?? deviceId}) is not in allow_peers`);
+    const verdict = this.#o.accept(identity);
+    if (verdict !== true) {
+      throw new BleHandshakeError(
+        verdict,
+        verdict === 'NOT_ALLOWED' ? `peer ${p.id} (${address ?? deviceId}) is not in allow_peers` : `peer ${p.id} refused: ${verdict} (${address ?? deviceId})`,
+      );
+    }
     this.#message = message;
     message.on('data', this.#onData);
     await new Promise<void>((resolve, reject) =>

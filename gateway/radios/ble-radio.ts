@@ -13,21 +13,39 @@
  * - With no package, no adapter or no permission, the radio reports `unsupported` (or `error` with the setcap hint)
  *   and the gateway keeps its other radios; an adapter that powers off makes it `degraded` until it is back.
  *
- * The GATT *server* half (phones that connect to the gateway as centrals) is not here: see docs/radios.md.
+ * The GATT *server* half (phones that connect to the gateway as centrals) is `BlePeripheral`, through
+ * `@stoprocent/bleno`, on the same adapter by default. Both halves feed one peer table: a peer is one neighbour,
+ * whichever links it has (docs/radios.md "One peer per device"):
+ * - a central link (we connected to its advertisement) and a server link (it connected to ours) with the same
+ *   link-layer address are one peer; so are links whose identity verified to the same `off1…` address;
+ * - a server link learns a verified address only from a central link to the same link-layer address (the binding
+ *   is remembered while the device is around); otherwise it is a peer without `address`;
+ * - a frame to a peer goes over its server link once that central has subscribed (the phone has verified the
+ *   gateway on that link), else over the central link.
  */
 import { Backoff } from './backoff';
-import { BleHandshakeError, type BlePeerIdentity, BlePeerLink } from './ble-peer-link';
+import { BleHandshakeError, type BlePeerIdentity, BlePeerLink, type HandshakeFailure } from './ble-peer-link';
 import { detachNobleSignalHandlers, loadNoble, type NobleFactory, type NobleLike, type NoblePeripheral, nobleUuid } from './ble-noble';
+import { loadBleno, type BlenoFactory } from './ble-bleno';
+import { BlePeripheral, type PeripheralState } from './ble-peripheral';
+import type { BleServerLink } from './ble-server-link';
 import { FragmentLink } from './fragment-link';
-import { RadioBase, type RadioBaseOptions } from './radio-base';
+import type { MeshIdentity } from './mesh-identity';
+import { type PeerInfo, RadioBase, type RadioBaseOptions } from './radio-base';
 import { normalisePeerRef, type ResolvedBleConfig } from './radio-config';
-import { RadioError, type RadioPeer } from './radio';
+import { RadioError, type RadioPeer, type RadioState } from './radio';
 import { fragmentSizeForAttMtu } from '../../lib/mesh/ble-fragment';
 import { WIRE_V1_MAGIC } from '../../lib/mesh/wire-v1';
 
 export interface BleRadioDeps {
   /** Default: the real noble on the configured adapter. */
   noble?: NobleFactory;
+  /** Default: the real bleno on the peripheral adapter. */
+  bleno?: BlenoFactory;
+  /** The gateway's key and address, served by the GATT server; without it the peripheral role is unsupported. */
+  identity?: MeshIdentity;
+  /** Root of sysfs, where the real bleno loader looks for the adapter. */
+  sysDir?: string;
   random?: () => number;
 }
 
@@ -43,6 +61,8 @@ const RSSI_STEP_DBM = 4;
 const RSSI_REFRESH_MS = 30_000;
 /** How long open() waits for the adapter's first state. */
 const ADAPTER_STATE_WAIT_MS = 5_000;
+/** noble resets the controller within a few milliseconds of starting a first connection; advertise again after it. */
+const REARM_AFTER_CONNECT_MS = 250;
 
 interface Candidate {
   peripheral: NoblePeripheral;
@@ -54,7 +74,19 @@ interface Candidate {
   link?: BlePeerLink;
   connectedAt?: number;
   rssiReportedAt: number;
+  /** The peer this link belongs to while connected (its own id, or the peer it was merged into). */
+  peerId?: string;
 }
+
+/** One neighbour: the links it has to this radio. Its id is the radio peer id. */
+interface Neighbour {
+  id: string;
+  central?: Candidate;
+  server?: BleServerLink;
+  address?: string;
+}
+
+type Route = { kind: 'server'; link: BleServerLink } | { kind: 'central'; link: BlePeerLink };
 
 export class BleRadio extends RadioBase {
   readonly #config: ResolvedBleConfig;
@@ -71,6 +103,12 @@ export class BleRadio extends RadioBase {
   /** Until then, advertisements are collected but no connection is chosen. */
   #collectUntil = 0;
   #collectTimer: unknown;
+  readonly #neighbours = new Map<string, Neighbour>();
+  /** Link-layer id → the address its IDENTITY verified to (a resolvable private address belongs to one key). */
+  readonly #verified = new Map<string, { address: string; at: number }>();
+  #peripheral: BlePeripheral | undefined;
+  #peripheralNote: string | undefined;
+  #centralDetail: string | undefined;
 
   constructor(config: ResolvedBleConfig, base: RadioBaseOptions, deps: BleRadioDeps = {}) {
     super(config.id, 'ble', base);
@@ -84,13 +122,22 @@ export class BleRadio extends RadioBase {
     return this.#scanning;
   }
 
+  /** The GATT server's state, or undefined when the peripheral role is off in the configuration. */
+  get peripheralState(): PeripheralState | undefined {
+    return this.#config.peripheral.enabled ? (this.#peripheral?.state ?? 'unsupported') : undefined;
+  }
+
   protected override maxFrameBytes(peer: RadioPeer): number {
-    const link = this.#candidates.get(peer.id)?.link;
-    return FragmentLink.maxFrameBytes(link?.fragmentSize ?? fragmentSizeForAttMtu(undefined));
+    const n = this.#neighbours.get(peer.id);
+    const route = n === undefined ? undefined : this.#route(n);
+    if (route?.kind === 'server') return route.link.maxFrameBytes;
+    return FragmentLink.maxFrameBytes(route?.link.fragmentSize ?? fragmentSizeForAttMtu(undefined));
   }
 
   protected async doOpen(): Promise<void> {
-    const noble = (this.#deps.noble ?? loadNoble)({ adapter: this.#config.adapter });
+    const { peripheral } = this.#config;
+    // Legacy commands only when bleno advertises on the same controller (see NobleFactory).
+    const noble = (this.#deps.noble ?? loadNoble)({ adapter: this.#config.adapter, legacy: peripheral.enabled && peripheral.sharedAdapter });
     this.#noble = noble;
     // noble prints its warnings on the console; they belong in the gateway's log.
     noble.removeAllListeners('warning');
@@ -109,7 +156,7 @@ export class BleRadio extends RadioBase {
     noble.on('discover', (p) => this.#onDiscover(p));
     const first = new Promise<void>((resolve) => {
       const timer = this.clock.setTimeout(() => {
-        if (this.#adapterState === 'unknown') this.setState('degraded', `hci${this.#config.adapter}: adapter reported no state yet`);
+        if (this.#adapterState === 'unknown') this.#setCentralState('degraded', `hci${this.#config.adapter}: adapter reported no state yet`);
         resolve();
       }, ADAPTER_STATE_WAIT_MS);
       noble.on('stateChange', (state) => {
@@ -120,7 +167,43 @@ export class BleRadio extends RadioBase {
       });
     });
     await first;
+    // noble first: its start-up resets the controller, which would end advertising begun before it.
+    this.#openPeripheral();
     this.#armHousekeeping();
+  }
+
+  #openPeripheral(): void {
+    const { peripheral } = this.#config;
+    if (!peripheral.enabled || this.#stopping) return;
+    if (peripheral.sharedAdapter && (this.#adapterState === 'unsupported' || this.#adapterState === 'unauthorized')) {
+      this.#notePeripheral('unsupported', `the adapter is ${this.#adapterState}`);
+      return;
+    }
+    const identity = this.#deps.identity;
+    if (identity === undefined) {
+      this.#notePeripheral('unsupported', 'the radio was given no gateway identity to serve');
+      return;
+    }
+    this.#peripheral = new BlePeripheral({
+      config: this.#config,
+      identity,
+      factory: this.#deps.bleno ?? loadBleno,
+      sysDir: this.#deps.sysDir,
+      clock: this.clock,
+      log: this.log,
+      radioId: this.id,
+      hooks: {
+        onConnect: (link) => this.#onClientConnect(link),
+        onSubscribe: (link) => this.#onClientSubscription(link),
+        onUnsubscribe: (link) => this.#onClientSubscription(link),
+        onDisconnect: (link, reason) => this.#onClientGone(link, reason),
+        onFrame: (link, frame) => this.#onFrame(link.peerId, frame, undefined),
+        onDrop: (reason, details) => this.countDrop(reason, details),
+        onState: (state, detail) => this.#notePeripheral(state, detail),
+        advertisement: () => this.#advertisementFigures(),
+      },
+    });
+    this.#peripheral.start();
   }
 
   protected async doClose(): Promise<void> {
@@ -128,9 +211,11 @@ export class BleRadio extends RadioBase {
     if (this.#housekeeping !== undefined) this.clock.clearTimeout(this.#housekeeping);
     if (this.#collectTimer !== undefined) this.clock.clearTimeout(this.#collectTimer);
     const noble = this.#noble;
+    await this.#peripheral?.close();
     const links = [...this.#candidates.values()].flatMap((c) => (c.link === undefined ? [] : [c.link]));
     await Promise.all(links.map((link) => link.close()));
     this.#candidates.clear();
+    this.#neighbours.clear();
     if (noble !== undefined) {
       if (this.#scanning) await new Promise<void>((resolve) => {
         const timer = this.clock.setTimeout(resolve, 1_000);
@@ -145,11 +230,25 @@ export class BleRadio extends RadioBase {
   }
 
   protected async writeFrame(peerId: string, frame: Uint8Array): Promise<void> {
-    const link = this.#candidates.get(peerId)?.link;
-    if (link === undefined || !link.connected) {
+    const n = this.#neighbours.get(peerId);
+    const route = n === undefined ? undefined : this.#route(n);
+    if (route === undefined) {
       throw new RadioError('PEER_LOST', `BLE peer ${peerId} is not connected`, { radioId: this.id, peerId });
     }
-    await link.write(frame);
+    await route.link.write(frame);
+  }
+
+  /**
+   * The link a frame to this neighbour takes: the server link once the central has subscribed (it verified the
+   * gateway on that link, so a reference phone accepts what comes over it), else the central link, else a server
+   * link still waiting for its subscription.
+   */
+  #route(n: Neighbour): Route | undefined {
+    if (n.server?.subscribed) return { kind: 'server', link: n.server };
+    const central = n.central?.link;
+    if (central?.connected) return { kind: 'central', link: central };
+    if (n.server?.connected) return { kind: 'server', link: n.server };
+    return undefined;
   }
 
   #onAdapterState(state: string): void {
@@ -159,28 +258,54 @@ export class BleRadio extends RadioBase {
     if (previous === 'unsupported') return;
     switch (state) {
       case 'poweredOn':
+        // Back from off or reset: noble's start-up reset ended any advertising on a shared controller.
+        if (previous !== 'poweredOn' && previous !== 'unknown' && this.#config.peripheral.sharedAdapter) this.#peripheral?.rearm();
         this.#refreshState();
         this.#ensureScanning();
         return;
       case 'unsupported':
-        this.setState('unsupported', `${hci}: no usable Bluetooth LE adapter (missing, or BLE not supported)`);
+        this.#setCentralState('unsupported', `${hci}: no usable Bluetooth LE adapter (missing, or BLE not supported)`);
         // noble's HCI binding keeps polling a missing adapter every second; stop it (restart the gateway after
         // attaching an adapter).
         setImmediate(() => this.#noble?.stop());
         return;
       case 'unauthorized':
-        this.setState('error', `${hci}: no permission for raw HCI; grant it with: sudo setcap cap_net_raw,cap_net_admin+eip $(readlink -f $(which node))`);
+        this.#setCentralState('error', `${hci}: no permission for raw HCI; grant it with: sudo setcap cap_net_raw,cap_net_admin+eip $(readlink -f $(which node))`);
         return;
       default:
         this.#scanning = false;
-        this.setState('degraded', `${hci}: adapter ${state}`);
+        this.#setCentralState('degraded', `${hci}: adapter ${state}`);
     }
   }
 
   #refreshState(): void {
     if (this.#stopping || this.#adapterState !== 'poweredOn') return;
     const hci = `hci${this.#config.adapter}`;
-    if (this.#scanning || this.#connecting || this.#connectedCount() > 0) this.setState('ready', hci);
+    if (this.#scanning || this.#connecting || this.#connectedCount() > 0 || this.#clientCount() > 0) this.#setCentralState('ready', hci);
+  }
+
+  /** The radio's state comes from the central role; the detail also says how the peripheral role is doing. */
+  #setCentralState(state: RadioState, detail: string): void {
+    this.#centralDetail = detail;
+    this.setState(state, this.#peripheralNote === undefined ? detail : `${detail}; ${this.#peripheralNote}`);
+  }
+
+  #notePeripheral(state: PeripheralState, detail: string | undefined): void {
+    if (state === 'stopped') return;
+    const words: Record<Exclude<PeripheralState, 'stopped'>, string> = {
+      starting: 'peripheral starting',
+      advertising: 'peripheral advertising',
+      full: 'peripheral full',
+      off: 'peripheral off',
+      unsupported: 'peripheral unsupported',
+      error: 'peripheral error',
+    };
+    const note = state === 'starting' || state === 'advertising' || detail === undefined ? words[state] : `${words[state]}: ${detail}`;
+    if (note === this.#peripheralNote) return;
+    this.#peripheralNote = note;
+    const current = this.state;
+    if (this.#centralDetail !== undefined && current !== 'starting' && current !== 'stopped') this.#setCentralState(current, this.#centralDetail);
+    else if (state === 'unsupported' || state === 'error') this.log.warn({ radio: this.id, detail }, `BLE ${note}`);
   }
 
   #ensureScanning(): void {
@@ -192,7 +317,7 @@ export class BleRadio extends RadioBase {
       this.#scanStarting = false;
       if (err) {
         this.log.warn({ radio: this.id, err: err.message }, 'BLE scan did not start');
-        if (this.#connectedCount() === 0) this.setState('degraded', `hci${this.#config.adapter}: scan failed: ${err.message}`);
+        if (this.#connectedCount() === 0) this.#setCentralState('degraded', `hci${this.#config.adapter}: scan failed: ${err.message}`);
         return;
       }
       this.#scanning = true;
@@ -232,9 +357,10 @@ export class BleRadio extends RadioBase {
     c.peripheral = p;
     c.seenAt = now;
     c.rssi = p.rssi;
-    if (c.phase === 'connected' && (Math.abs((this.peer(p.id)?.rssi ?? p.rssi) - p.rssi) >= RSSI_STEP_DBM || now - c.rssiReportedAt >= RSSI_REFRESH_MS)) {
+    const peerId = c.peerId ?? p.id;
+    if (c.phase === 'connected' && (Math.abs((this.peer(peerId)?.rssi ?? p.rssi) - p.rssi) >= RSSI_STEP_DBM || now - c.rssiReportedAt >= RSSI_REFRESH_MS)) {
       c.rssiReportedAt = now;
-      this.peerUpdate(p.id, { rssi: p.rssi });
+      this.peerUpdate(peerId, { rssi: p.rssi });
     }
     this.#maybeConnect();
   }
@@ -252,6 +378,9 @@ export class BleRadio extends RadioBase {
       if (!c.peripheral.connectable) continue;
       // With only peripheral ids listed the choice can be made before connecting; addresses need the handshake.
       if (onlyIds && !ids.includes(normalisePeerRef(c.peripheral.id))) continue;
+      // The device is already linked to us as a central at this address: on one controller a second link to it
+      // is refused ("connection already exists"), and it would add nothing.
+      if (this.#config.peripheral.sharedAdapter && this.#neighbours.get(c.peripheral.id)?.server?.connected === true) continue;
       if (best === undefined || c.rssi > best.rssi) best = c;
     }
     if (best !== undefined) void this.#connect(best);
@@ -261,15 +390,21 @@ export class BleRadio extends RadioBase {
     this.#connecting = true;
     c.phase = 'connecting';
     const id = c.peripheral.id;
+    // noble resets a controller that has no link before connecting, which ends advertising on a shared one.
+    const resets = this.#config.peripheral.sharedAdapter && this.#peripheral !== undefined && this.#connectedCount() + this.#clientCount() === 0;
+    const rearm = resets ? this.clock.setTimeout(() => this.#peripheral?.rearm(), REARM_AFTER_CONNECT_MS) : undefined;
     const link = new BlePeerLink({
       peripheral: c.peripheral,
       config: this.#config,
       clock: this.clock,
       log: this.log,
       radioId: this.id,
-      onFrame: (frame) => this.#onFrame(id, frame, c.rssi),
-      onDrop: (reason, details) => this.countDrop(reason, { peerId: id, ...details }),
-      onMtu: (attMtu) => this.peerUpdate(id, { mtu: attMtu - 3 }),
+      onFrame: (frame) => this.#onFrame(c.peerId ?? id, frame, c.rssi),
+      onDrop: (reason, details) => this.countDrop(reason, { peerId: c.peerId ?? id, ...details }),
+      onMtu: (attMtu) => {
+        const n = this.#neighbours.get(c.peerId ?? id);
+        if (n !== undefined && this.#route(n)?.kind === 'central') this.peerUpdate(n.id, { mtu: attMtu - 3 });
+      },
       onDisconnect: (reason) => this.#onLinkLost(c, reason),
       accept: (identity) => this.#allowed(id, identity),
     });
@@ -284,11 +419,7 @@ export class BleRadio extends RadioBase {
       c.phase = 'connected';
       c.connectedAt = this.clock.now();
       c.rssiReportedAt = c.connectedAt;
-      const info: Omit<RadioPeer, 'connected' | 'queued'> = { id, wireVersions: [], rssi: c.rssi };
-      if (identity.address !== undefined) info.address = identity.address;
-      if (identity.attMtu !== null) info.mtu = identity.attMtu - 3;
-      this.log.info({ radio: this.id, peer: id, address: identity.address, mtu: info.mtu }, 'BLE peer connected');
-      this.peerUp(info);
+      this.#attachCentral(c, identity.address, identity.attMtu === null ? undefined : identity.attMtu - 3);
     } catch (err) {
       c.link = undefined;
       c.phase = 'idle';
@@ -301,13 +432,131 @@ export class BleRadio extends RadioBase {
       (identityRefused ? this.log.warn : this.log.debug).call(this.log, { radio: this.id, peer: id, reason, err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'BLE peer refused or unreachable');
     } finally {
       this.#connecting = false;
+      if (rearm !== undefined) {
+        this.clock.clearTimeout(rearm);
+        this.#peripheral?.rearm();
+      }
       this.#refreshState();
       this.#ensureScanning();
       this.#maybeConnect();
     }
   }
 
-  #onFrame(peerId: string, frame: Uint8Array, rssi: number): void {
+  /** A central link finished its handshake: it joins the neighbour with its link-layer id or its verified address. */
+  #attachCentral(c: Candidate, address: string | undefined, mtu: number | undefined): void {
+    const id = c.peripheral.id;
+    if (address !== undefined) this.#verified.set(id, { address, at: this.clock.now() });
+    let n = this.#neighbours.get(id) ?? (address === undefined ? undefined : this.#neighbourWithAddress(address));
+    if (n === undefined) {
+      n = { id };
+      this.#neighbours.set(id, n);
+    }
+    n.central = c;
+    c.peerId = n.id;
+    if (address !== undefined) n.address = address;
+    this.log.info({ radio: this.id, peer: n.id, link: id, address, mtu }, n.id === id ? 'BLE peer connected' : 'BLE peer connected (merged by verified address)');
+    const patch: PeerInfo = { id: n.id, wireVersions: [], rssi: c.rssi };
+    if (this.#route(n)?.kind === 'central' && mtu !== undefined) patch.mtu = mtu;
+    this.#publish(n, patch);
+  }
+
+  #neighbourWithAddress(address: string): Neighbour | undefined {
+    for (const n of this.#neighbours.values()) if (n.address === address) return n;
+    return undefined;
+  }
+
+  /** Announce a neighbour that gained a link: `up` when it had none, else `updated`. */
+  #publish(n: Neighbour, patch: PeerInfo): void {
+    const info: PeerInfo = { ...patch, id: n.id };
+    if (n.address !== undefined) info.address = n.address;
+    if (this.peer(n.id)?.connected !== true) {
+      this.peerUp(info);
+      return;
+    }
+    // What the peer's frames taught us about its wire versions outlives the link that is joining.
+    const { wireVersions: _keep, ...update } = info;
+    this.peerUpdate(n.id, update);
+  }
+
+  /** A link of the neighbour went away; the peer goes down with its last link. */
+  #unlink(n: Neighbour, reason: string): void {
+    const route = this.#route(n);
+    if (route === undefined) {
+      this.#neighbours.delete(n.id);
+      this.peerDown(n.id, reason);
+      return;
+    }
+    const mtu = route.kind === 'server' ? route.link.mtu : route.link.attMtu === null ? undefined : route.link.attMtu - 3;
+    if (mtu !== undefined) this.peerUpdate(n.id, { mtu });
+  }
+
+  // ---- the GATT server's centrals ----
+
+  #onClientConnect(link: BleServerLink): boolean {
+    const id = link.clientId;
+    const known = this.#verified.get(id)?.address;
+    let n = this.#neighbours.get(id) ?? (known === undefined ? undefined : this.#neighbourWithAddress(known));
+    if (n?.server?.connected) {
+      // The device already has a server link under another address: one is enough.
+      this.countDrop('ble_client_duplicate', { peerId: n.id, link: id });
+      return false;
+    }
+    const address = n?.address ?? known;
+    if (!this.#clientAllowed(id, address)) {
+      this.countDrop('ble_client_not_allowed', { peerId: id });
+      this.log.warn({ radio: this.id, central: id, address }, 'BLE central not in allow_peers; disconnected');
+      return false;
+    }
+    if (n === undefined) {
+      n = { id };
+      this.#neighbours.set(id, n);
+    }
+    n.server = link;
+    link.peerId = n.id;
+    if (address !== undefined) n.address = address;
+    this.log.info({ radio: this.id, peer: n.id, link: id, address }, 'BLE central connected to the GATT server');
+    const patch: PeerInfo = { id: n.id, wireVersions: [] };
+    if (this.#route(n)?.kind === 'server' && link.mtu !== undefined) patch.mtu = link.mtu;
+    this.#publish(n, patch);
+    this.#refreshState();
+    return true;
+  }
+
+  #onClientSubscription(link: BleServerLink): void {
+    const n = this.#neighbours.get(link.peerId);
+    if (n === undefined || n.server !== link) return;
+    this.log.debug({ radio: this.id, peer: n.id, subscribed: link.subscribed, mtu: link.mtu }, 'BLE central subscription');
+    this.#unlink(n, 'unsubscribed');
+  }
+
+  #onClientGone(link: BleServerLink, reason: string): void {
+    const n = this.#neighbours.get(link.peerId);
+    if (n === undefined || n.server !== link) return;
+    n.server = undefined;
+    this.log.info({ radio: this.id, peer: n.id, reason }, 'BLE central left the GATT server');
+    this.#unlink(n, `central ${reason}`);
+    this.#refreshState();
+  }
+
+  /** allow_peers for centrals: the link id, or the address it is known by (through a central link). */
+  #clientAllowed(linkId: string, address: string | undefined): boolean {
+    const allow = this.#config.allowPeers;
+    if (allow.length === 0) return true;
+    return allow.includes(linkId) || (address !== undefined && allow.includes(address));
+  }
+
+  #advertisementFigures(): { degree: number; freeSlots: number } {
+    const { maxPeers, peripheral } = this.#config;
+    const centrals = this.#connectedCount();
+    const clients = this.#clientCount();
+    return { degree: this.#neighbours.size, freeSlots: Math.max(0, maxPeers - centrals) + Math.max(0, peripheral.maxClients - clients) };
+  }
+
+  #clientCount(): number {
+    return this.#peripheral?.links().length ?? 0;
+  }
+
+  #onFrame(peerId: string, frame: Uint8Array, rssi: number | undefined): void {
     // BLE has no capability exchange below the message layer (wire versions travel in `__MLS_KEY_PKG__` bodies,
     // which the router reads). A peer that sends binary v1 decodes it too: reference receivers accept both
     // encodings unconditionally. So the first binary frame marks the link binary-capable.
@@ -317,22 +566,33 @@ export class BleRadio extends RadioBase {
     this.deliver(peerId, frame, rssi);
   }
 
-  #allowed(peripheralId: string, identity: BlePeerIdentity): boolean {
+  #allowed(peripheralId: string, identity: BlePeerIdentity): true | HandshakeFailure {
+    if (identity.address !== undefined) {
+      const other = this.#neighbourWithAddress(identity.address);
+      // A second central link to a device we already reach that way (it rotated its address): one is enough.
+      if (other !== undefined && other.central?.phase === 'connected' && other.central.peripheral.id !== peripheralId) return 'DUPLICATE_PEER';
+    }
     const allow = this.#config.allowPeers;
     if (allow.length === 0) return true;
-    return allow.includes(normalisePeerRef(peripheralId)) || (identity.address !== undefined && allow.includes(identity.address));
+    return allow.includes(normalisePeerRef(peripheralId)) || (identity.address !== undefined && allow.includes(identity.address)) ? true : 'NOT_ALLOWED';
   }
 
   #onLinkLost(c: Candidate, reason: string): void {
     const id = c.peripheral.id;
+    const peerId = c.peerId ?? id;
     const now = this.clock.now();
     if (c.connectedAt !== undefined && now - c.connectedAt >= STABLE_LINK_MS) c.backoff.reset();
     c.link = undefined;
     c.phase = 'idle';
     c.connectedAt = undefined;
+    c.peerId = undefined;
     c.nextAttemptAt = now + c.backoff.next();
-    this.log.info({ radio: this.id, peer: id, reason, retryAt: c.nextAttemptAt }, 'BLE peer lost');
-    this.peerDown(id, reason);
+    this.log.info({ radio: this.id, peer: peerId, link: id, reason, retryAt: c.nextAttemptAt }, 'BLE peer lost');
+    const n = this.#neighbours.get(peerId);
+    if (n !== undefined && n.central === c) {
+      n.central = undefined;
+      this.#unlink(n, reason);
+    } else this.peerDown(peerId, reason);
     this.#ensureScanning();
     this.#maybeConnect();
   }
@@ -351,8 +611,13 @@ export class BleRadio extends RadioBase {
       c.link?.sweep();
       if (c.phase === 'idle' && now - c.seenAt > FORGET_AFTER_MS) {
         this.#candidates.delete(id);
-        this.peerDown(id, 'not seen for 10 minutes', true);
+        // A device still linked to the GATT server stays a peer.
+        if (!this.#neighbours.has(id)) this.peerDown(id, 'not seen for 10 minutes', true);
       }
+    }
+    this.#peripheral?.sweep();
+    for (const [id, v] of this.#verified) {
+      if (now - v.at > FORGET_AFTER_MS && !this.#neighbours.has(id) && !this.#candidates.has(id)) this.#verified.delete(id);
     }
     if (!this.#scanning && !this.#connecting && this.#adapterState === 'poweredOn') {
       this.log.debug({ radio: this.id }, 'BLE scan found stopped; restarting');

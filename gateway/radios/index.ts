@@ -9,6 +9,7 @@ import { BleRadio, type BleRadioDeps } from './ble-radio';
 import { resolveRadioConfig, type RadioConfig } from './radio-config';
 import { type Radio, type RadioClock, type RadioLogger, SYSTEM_CLOCK } from './radio';
 import type { RadioBaseOptions } from './radio-base';
+import type { MeshIdentity } from './mesh-identity';
 import { SerialRadio, type SerialRadioDeps } from './serial-radio';
 import { SimulatedRadio } from './simulated-radio';
 
@@ -21,7 +22,17 @@ export { SimulatedRadio, VirtualPeer, type VirtualReceipt } from './simulated-ra
 export { listSerialPorts, portMatches, type SerialPortListing } from './serial-port-list';
 export type { SerialBackend, SerialPortInfo, SerialPortLike } from './serial-backend';
 export type { NobleFactory, NobleLike } from './ble-noble';
-export { identityFromSeed, buildIdentityBlob, verifyIdentityBlob, buildAdvertisement, type MeshIdentity } from './mesh-identity';
+export type { BlenoFactory, BlenoLike } from './ble-bleno';
+export type { PeripheralState } from './ble-peripheral';
+export {
+  identityFromSeed,
+  buildIdentityBlob,
+  verifyIdentityBlob,
+  buildAdvertisement,
+  parseAdvertisement,
+  type MeshAdvertisement,
+  type MeshIdentity,
+} from './mesh-identity';
 
 export interface RadioDeps {
   logger: RadioLogger;
@@ -30,11 +41,18 @@ export interface RadioDeps {
   stateDir: string;
   /** The gateway's own `off1…` address: announced in the serial HELLO, default recipient of talking virtual peers. */
   localAddress?: string;
+  /**
+   * The gateway's identity (Ed25519 key and its address; `GatewayIdentity` fits): the BLE GATT server serves it in
+   * DEVICE_ID and IDENTITY. Without it the peripheral role reports unsupported and the central role runs alone.
+   */
+  identity?: MeshIdentity;
   /** BLE: build noble over another binding (tests) instead of the real adapter. */
   noble?: BleRadioDeps['noble'];
+  /** BLE: build bleno over another binding (tests) instead of the real adapter. */
+  bleno?: BleRadioDeps['bleno'];
   /** Serial: another port backend (tests: SerialPortMock) instead of the real `serialport`. */
   serial?: SerialRadioDeps['backend'];
-  /** Serial: roots of the /dev + sysfs port scan used when `udevadm` is missing. */
+  /** Serial: roots of the /dev + sysfs port scan used when `udevadm` is missing; BLE: sysfs root of the adapter check. */
   devDir?: string;
   sysDir?: string;
   /** Jitter source of the reconnect backoff. */
@@ -52,7 +70,13 @@ export function createRadio(config: RadioConfig, deps: RadioDeps, path = 'radio'
   };
   switch (resolved.kind) {
     case 'ble':
-      return new BleRadio(resolved, base, { noble: deps.noble, random: deps.random });
+      return new BleRadio(resolved, base, {
+        noble: deps.noble,
+        bleno: deps.bleno,
+        identity: deps.identity,
+        sysDir: deps.sysDir,
+        random: deps.random,
+      });
     case 'serial':
       return new SerialRadio(resolved, base, {
         backend: deps.serial,

@@ -70,21 +70,77 @@ export function verifyIdentityBlob(blob: Uint8Array, deviceId: string): Identity
   return { ok: true, address, publicKey, adv };
 }
 
+/** The 19-byte MeshAdvertisementData v2 (mesh-reference-facts.md §3). */
+export const ADVERTISEMENT_V2_BYTES = 19;
+
+export interface MeshAdvertisementFields {
+  /** Links the node has (0–15). */
+  degree?: number;
+  /** Links it could still take (0–15). */
+  freeSlots?: number;
+  score?: number;
+  /** Seconds since the node started (u32). */
+  uptimeS?: number;
+  nodeIdHash?: bigint;
+}
+
 /**
- * A MeshAdvertisementData v2 (19 bytes, mesh-reference-facts.md §3) for virtual peers: version 2, degree and free
- * slots, score, battery and load unknown, RSSI unknown, uptime, node-id hash, no feature flags.
+ * A MeshAdvertisementData v2: version 2, degree and free slots (4 bits each, clamped to 15), score, battery / load /
+ * RSSI unknown (0xFF: a mains-powered gateway has no battery), uptime, node-id hash, no feature flags.
  */
-export function buildAdvertisement(options: { degree?: number; freeSlots?: number; score?: number; uptimeS?: number; nodeIdHash?: bigint } = {}): Uint8Array {
-  const adv = new Uint8Array(19);
+export function buildAdvertisement(options: MeshAdvertisementFields = {}): Uint8Array {
+  const nibble = (n: number): number => Math.max(0, Math.min(15, Math.floor(n)));
+  const adv = new Uint8Array(ADVERTISEMENT_V2_BYTES);
   const view = new DataView(adv.buffer);
   adv[0] = 0x02;
-  adv[1] = (((options.degree ?? 0) & 0x0f) << 4) | ((options.freeSlots ?? 4) & 0x0f);
+  adv[1] = (nibble(options.degree ?? 0) << 4) | nibble(options.freeSlots ?? 4);
   adv[2] = options.score ?? 128;
   adv[3] = 0xff;
   adv[4] = 0xff;
   adv[5] = 0xff;
-  view.setUint32(6, options.uptimeS ?? 0);
+  view.setUint32(6, Math.max(0, Math.min(0xffff_ffff, Math.floor(options.uptimeS ?? 0))));
   view.setBigUint64(10, options.nodeIdHash ?? 0n);
   adv[18] = 0;
   return adv;
+}
+
+export interface MeshAdvertisement {
+  version: 2;
+  degree: number;
+  freeSlots: number;
+  score: number;
+  /** Undefined when the node sent 0xFF (none). */
+  battery?: number;
+  load?: number;
+  rssi?: number;
+  uptimeS: number;
+  nodeIdHash: bigint;
+  featureFlags: number;
+}
+
+/** Reads a MeshAdvertisementData v2; undefined for any other length or version. */
+export function parseAdvertisement(adv: Uint8Array): MeshAdvertisement | undefined {
+  if (adv.length !== ADVERTISEMENT_V2_BYTES || adv[0] !== 0x02) return undefined;
+  const view = new DataView(adv.buffer, adv.byteOffset, adv.byteLength);
+  const out: MeshAdvertisement = {
+    version: 2,
+    degree: adv[1] >> 4,
+    freeSlots: adv[1] & 0x0f,
+    score: adv[2],
+    uptimeS: view.getUint32(6),
+    nodeIdHash: view.getBigUint64(10),
+    featureFlags: adv[18],
+  };
+  if (adv[3] !== 0xff) out.battery = adv[3];
+  if (adv[4] !== 0xff) out.load = adv[4];
+  if (adv[5] !== 0xff) out.rssi = adv[5] - 127;
+  return out;
+}
+
+/**
+ * The node-id hash a gateway puts in its advertisement: the first 8 bytes of SHA-256 of its `off1…` address, big
+ * endian. The facts file names the field but not the hash; this one is stable per identity and cheap to check.
+ */
+export function nodeIdHash(address: string): bigint {
+  return createHash('sha256').update(address, 'utf8').digest().readBigUInt64BE(0);
 }

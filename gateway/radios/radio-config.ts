@@ -43,6 +43,24 @@ export interface BleRadioConfig extends RadioConfigBase {
   scan_restart_ms?: number;
   /** After a scan starts, collect advertisements this long before choosing whom to connect (strongest first). Default 250 ms. */
   discovery_window_ms?: number;
+  /** The GATT server (peripheral role) through `@stoprocent/bleno`: phones connect to the gateway as centrals. */
+  peripheral?: BlePeripheralConfig;
+}
+
+export interface BlePeripheralConfig {
+  /** Advertise the mesh service and serve MESSAGE / DEVICE_ID / IDENTITY. Default true. */
+  enabled?: boolean;
+  /** A local name in the scan response (at most 29 UTF-8 bytes). Default none: the reference phones advertise no name. */
+  advertise_name?: string;
+  /** Adapter of the peripheral role; default the radio's `adapter` (both roles on one controller). */
+  adapter?: string | number;
+  /** Centrals connected at once; advertising pauses while this many are. Default 4. */
+  max_clients?: number;
+  /**
+   * MESSAGE offers notify as well as indicate (default true; bleno then notifies every subscriber). false: indicate
+   * only, as the reference Android peripheral offers it, and every fragment waits for the central's confirmation.
+   */
+  notify?: boolean;
 }
 
 export interface SerialRadioConfig extends RadioConfigBase {
@@ -110,6 +128,17 @@ export interface ResolvedBleConfig extends ResolvedCommon {
   allowPeers: string[];
   scanRestartMs: number;
   discoveryWindowMs: number;
+  peripheral: ResolvedBlePeripheral;
+}
+
+export interface ResolvedBlePeripheral {
+  enabled: boolean;
+  advertiseName?: string;
+  adapter: number;
+  /** Both roles on one controller (peripheral adapter = central adapter). */
+  sharedAdapter: boolean;
+  maxClients: number;
+  notify: boolean;
 }
 
 export interface SerialPortMatch {
@@ -201,13 +230,14 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
 
   switch (config.kind) {
     case 'ble': {
-      let adapter = 0;
-      if (typeof config.adapter === 'number') adapter = int('adapter', config.adapter, 0, 0, 63);
-      else if (typeof config.adapter === 'string') {
-        const m = /^(?:hci)?(\d{1,2})$/.exec(config.adapter);
-        if (m === null) bad('adapter', 'must be hciN or a number');
-        adapter = Number((m as RegExpExecArray)[1]);
-      } else if (config.adapter !== undefined) bad('adapter', 'must be hciN or a number');
+      const adapterOf = (at: string, value: unknown, fallback: number): number => {
+        if (value === undefined) return fallback;
+        if (typeof value === 'number') return int(at, value, 0, 0, 63);
+        const m = typeof value === 'string' ? /^(?:hci)?(\d{1,2})$/.exec(value) : null;
+        if (m === null) bad(at, 'must be hciN or a number');
+        return Number((m as RegExpExecArray)[1]);
+      };
+      const adapter = adapterOf('adapter', config.adapter, 0);
       const serviceUuid = config.service_uuid ?? MESH_SERVICE_UUID;
       if (typeof serviceUuid !== 'string' || !UUID_PATTERN.test(serviceUuid)) bad('service_uuid', 'must be a 128-bit UUID');
       const allowPeers = config.allow_peers ?? [];
@@ -228,6 +258,7 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         allowPeers: allowPeers.map((p) => normalisePeerRef(p)),
         scanRestartMs: int('scan_restart_ms', config.scan_restart_ms, 5_000, 100, 600_000),
         discoveryWindowMs: int('discovery_window_ms', config.discovery_window_ms, 250, 0, 10_000),
+        peripheral: resolvePeripheral(config.peripheral, adapter, { bad, int, bool, adapterOf }),
       };
     }
     case 'serial': {
@@ -317,6 +348,37 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
   }
 }
 
+interface Checkers {
+  bad: (at: string, problem: string) => never;
+  int: (at: string, value: unknown, fallback: number, min: number, max: number) => number;
+  bool: (at: string, value: unknown, fallback: boolean) => boolean;
+  adapterOf: (at: string, value: unknown, fallback: number) => number;
+}
+
+/** Longest scan-response name: 31 bytes of scan response minus the field header. */
+const ADVERTISE_NAME_MAX_BYTES = 29;
+
+function resolvePeripheral(value: BlePeripheralConfig | undefined, centralAdapter: number, c: Checkers): ResolvedBlePeripheral {
+  const p = value ?? {};
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) c.bad('peripheral', 'must be an object');
+  const adapter = c.adapterOf('peripheral.adapter', p.adapter, centralAdapter);
+  const out: ResolvedBlePeripheral = {
+    enabled: c.bool('peripheral.enabled', p.enabled, true),
+    adapter,
+    sharedAdapter: adapter === centralAdapter,
+    maxClients: c.int('peripheral.max_clients', p.max_clients, 4, 1, 16),
+    notify: c.bool('peripheral.notify', p.notify, true),
+  };
+  if (p.advertise_name !== undefined) {
+    const name = p.advertise_name;
+    if (typeof name !== 'string' || name.length === 0 || Buffer.byteLength(name, 'utf8') > ADVERTISE_NAME_MAX_BYTES) {
+      c.bad('peripheral.advertise_name', `must be a name of 1 to ${ADVERTISE_NAME_MAX_BYTES} UTF-8 bytes`);
+    }
+    out.advertiseName = name;
+  }
+  return out;
+}
+
 const UUID_PATTERN = /^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$/;
 
 /** Peripheral ids compare without colons and in lowercase (noble's HCI id form); addresses are left as they are. */
@@ -361,6 +423,18 @@ export const RADIO_CONFIG_SCHEMA = {
           allow_peers: { type: 'array', items: { type: 'string', minLength: 1 } },
           scan_restart_ms: { type: 'integer', minimum: 100, default: 5000 },
           discovery_window_ms: { type: 'integer', minimum: 0, maximum: 10000, default: 250 },
+          peripheral: {
+            type: 'object',
+            additionalProperties: false,
+            description: 'GATT server (peripheral role) through @stoprocent/bleno: phones connect to the gateway as centrals.',
+            properties: {
+              enabled: { type: 'boolean', default: true },
+              advertise_name: { type: 'string', minLength: 1, description: 'scan-response name, at most 29 UTF-8 bytes; default none' },
+              adapter: { oneOf: [{ type: 'string', pattern: '^(hci)?[0-9]{1,2}$' }, { type: 'integer', minimum: 0, maximum: 63 }], description: "default: the radio's adapter" },
+              max_clients: { type: 'integer', minimum: 1, maximum: 16, default: 4 },
+              notify: { type: 'boolean', default: true },
+            },
+          },
         },
       },
     },

@@ -125,6 +125,8 @@ export type RadioErrorCode =
   | 'WRITE_FAILED'
   /** No write completion arrived in time. */
   | 'WRITE_TIMEOUT'
+  /** BLE: the peer is a central connected to the gateway's GATT server that has not subscribed to MESSAGE (in time). */
+  | 'NOT_SUBSCRIBED'
   /** The optional package or the adapter is missing on this host. */
   | 'UNSUPPORTED'
   /** The radio configuration is invalid; `details.path` names the setting. */

@@ -21,12 +21,22 @@ class Peer {
   ) {}
 
   async start(): Promise<void> {
+    let retryMs = 1;
     while (!this.stopped) {
       let client: TestClient;
       try {
         client = await TestClient.open(this.hub.wsUrl);
       } catch {
+        // Never a hot loop: once the hub is gone (a test that failed, the hook stopping it) a spinning peer would
+        // starve every test that runs after this one in the same process.
+        await new Promise((r) => setTimeout(r, retryMs));
+        retryMs = Math.min(100, retryMs * 2);
         continue;
+      }
+      retryMs = 1;
+      if (this.stopped) {
+        client.ws.terminate();
+        return;
       }
       this.client = client;
       // Every frame is handled as it arrives, replay included: under legacy delivery a written frame counts as delivered.
@@ -76,15 +86,21 @@ for (const [name, caps] of [
 ] as const) {
   describe(`devhub under connection drops (${name})`, () => {
     let hub: DevHub;
+    const peers: Peer[] = [];
     beforeEach(async () => {
       hub = await startDevHub(BASE_OPTIONS);
     });
-    afterEach(() => hub.stop());
+    // Peers stop whatever happened in the test, before the hub: nothing of this test outlives it.
+    afterEach(async () => {
+      for (const p of peers.splice(0)) p.stop();
+      await hub.stop();
+    });
 
     it('delivers 2 × 400 messages, none lost, while the connections are killed 30 times mid-stream', async function () {
       this.timeout(30_000);
       const alice = new Peer(hub, 'ta', caps);
       const bob = new Peer(hub, 'tb', caps);
+      peers.push(alice, bob);
       void alice.start();
       void bob.start();
       const total = 400;
@@ -99,7 +115,8 @@ for (const [name, caps] of [
         }
         if ((i / batch) % 4 === 3) continue; // some batches flow undisturbed
         const victim = (i / batch) % 2 === 0 ? 'usr_a' : 'usr_b';
-        const back = hub.admin.waitFor('hello', (d) => d.user_id === victim, 5000);
+        // The peer reconnects at once; the wait is on the event, bounded only by the test's own timeout.
+        const back = hub.admin.waitFor('hello', (d) => d.user_id === victim, 30_000);
         // Mid-stream drops (after a few frames) alternate with drops at once.
         drops += hub.admin.dropConnection({ user_id: victim }, { after_frames: (i / batch) % 3 === 0 ? 0 : 3 });
         await back;

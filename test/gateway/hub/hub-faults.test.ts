@@ -14,8 +14,12 @@ import type { MeshMessage } from '../../../lib/mesh/message';
 import { startDevHub, type DevHub } from '../../../devhub';
 import type { HubBridge } from '../../../gateway/extensions/hub-bridge';
 import type { VirtualPeer } from '../../../gateway/radios';
+import { Writable } from 'node:stream';
+import { Gateway } from '../../../gateway/gateway';
+import { createLogger } from '../../../gateway/logger';
 import { eventually } from '../support/broker';
-import { startGateway, type Running } from '../support/gateway';
+import { testConfig } from '../support/config';
+import { TWO_RADIOS, startGateway, type Running } from '../support/gateway';
 import { CHAT, GATEWAY_TOKEN, GATEWAY_USER, TESTER, TESTER_TOKEN, Tester, hubSection } from './support/hub-site';
 
 const hubIdOf = (m: MeshMessage): string => `msg-${toCrockfordBase32(m.id.bytes)}`;
@@ -124,5 +128,30 @@ describe('hub bridge under hub faults (dev hub faults, restarts)', function () {
     const rows = hub.admin.inbox(TESTER).filter((r) => r.chat_id === CHAT);
     assert.deepEqual(new Set(rows.map((r) => r.message_id)), new Set(sent.map(hubIdOf)));
     assert.equal(rows.length, 50);
+  });
+
+  it('never writes the token to the log, not even when the hub refuses it', async () => {
+    hub = await startDevHub(hubOptions());
+    tester = await Tester.connect(hub);
+    hub.admin.refuseAuth({ reason: 'authentication failed', user_id: GATEWAY_USER, count: 1 });
+    let text = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        text += chunk.toString('utf8');
+        done();
+      },
+    });
+    const config = testConfig(path.join(dir, 'state'), { radios: TWO_RADIOS, log: { level: 'trace' }, hub: hubSection(hub) });
+    const gateway = new Gateway(config, { logger: createLogger({ level: 'trace', destination: sink }) });
+    await gateway.start();
+    try {
+      const b = gateway.extension<HubBridge>('hub-bridge')!;
+      await eventually(() => b.client.state === 'auth_failed', 10000, 'the refusal');
+      assert.match(text, /the hub refused the bridge token/);
+      assert.ok(!text.includes(GATEWAY_TOKEN), 'the token is not in the log');
+    } finally {
+      await gateway.stop();
+    }
+    assert.ok(!text.includes(GATEWAY_TOKEN));
   });
 });

@@ -22,7 +22,7 @@ interface Side {
   acks: Promise<SendAck[]>;
 }
 
-async function exchange(h: Harness, reliability: Reliability, stores: Store[]): Promise<{ alice: Side; bob: Side; kills: number }> {
+async function exchange(h: Harness, reliability: Reliability, stores: Store[]): Promise<{ alice: Side; bob: Side; kills: number; killsOf: Map<string, number> }> {
   const make = (user: typeof ALICE, store: Store): Side => {
     const client = h.client(user, { store, reliability, maxInFlight: 64, ackTimeoutMs: 1500, backoff: { initialMs: 2, maxMs: 20, takeoverFloorMs: 10 } });
     const received = new Map<string, number>();
@@ -34,28 +34,38 @@ async function exchange(h: Harness, reliability: Reliability, stores: Store[]): 
   await Promise.all([h.connected(alice.client), h.connected(bob.client)]);
 
   // Kills are paced by progress (received messages and acks, 4 000 events in all) so they spread over the whole
-  // exchange; only a drop that hit a live connection counts.
+  // exchange; only a drop that hit a live connection counts. A due kill goes to the side whose turn it is, else to
+  // the other side, else (both are reconnecting) to the first connection whose replay the hub has walked: on a
+  // loaded machine a reconnect can take longer than the events left, and a kill that waited for an event with a
+  // live victim would then never come.
   let kills = 0;
   let progress = 0;
   const killed = new Set<string>();
+  const killsOf = new Map<string, number>();
   const step = Math.floor((4 * PER_SIDE) / (KILLS + 5));
   let nextKillAt = step;
-  const maybeKill = (): void => {
-    progress++;
+  /** A connection of this side that is up and was not killed yet (one still closing from a kill does not count). */
+  const liveConnection = (side: Side) =>
+    h.hub.admin.devices().find((d) => d.user_id === side.client.userId && d.phase !== 'closed' && !killed.has(d.connection_id));
+  const maybeKill = (counts: boolean): void => {
+    if (counts) progress++;
     if (kills >= KILLS || progress < nextKillAt) return;
-    const victim = kills % 2 === 0 ? alice : bob;
+    const turn = kills % 2 === 0 ? alice : bob;
+    const victim = [turn, turn === alice ? bob : alice].find((side) => liveConnection(side) !== undefined);
+    if (!victim) return;
     // Legacy advances the cursor on socket write, so an abrupt drop (RST) can lose frames by design (§11.7): it
     // gets graceful server kicks only. The reliable generations take both kinds.
     const mode = reliability === 'legacy' || kills % 3 === 0 ? 'close' : 'terminate';
-    // One kill per connection: a connection still closing from the last kill does not count twice.
-    const live = h.hub.admin.devices().find((d) => d.user_id === victim.client.userId && d.phase !== 'closed');
-    if (!live || killed.has(live.connection_id)) return;
+    const live = liveConnection(victim)!;
     killed.add(live.connection_id);
-    h.hub.admin.dropConnection({ user_id: victim.client.userId }, { mode });
+    h.hub.admin.dropConnection({ user_id: victim.client.userId, device_id: live.device_id }, { mode });
+    killsOf.set(victim.client.userId, (killsOf.get(victim.client.userId) ?? 0) + 1);
     kills++;
     nextKillAt += step;
   };
-  for (const side of [alice, bob]) side.client.on('message', maybeKill).on('ack', maybeKill);
+  for (const side of [alice, bob]) side.client.on('message', () => maybeKill(true)).on('ack', () => maybeKill(true));
+  const onReplayWalked = (): void => maybeKill(false);
+  h.hub.admin.on('replay-done', onReplayWalked);
 
   for (const [side, other] of [
     [alice, bob],
@@ -71,8 +81,12 @@ async function exchange(h: Harness, reliability: Reliability, stores: Store[]): 
   const complete = (s: Side, from: Side) => from.sent.every((id) => s.received.has(id));
   const deadline = Date.now() + 30_000;
   while (!(complete(alice, bob) && complete(bob, alice)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  h.hub.admin.off('replay-done', onReplayWalked);
+  // A kill in the last moments is followed by its reconnect before anything is counted.
+  const settled = (side: Side): boolean => side.client.state === 'connected' && liveConnection(side) !== undefined;
+  while (!(settled(alice) && settled(bob)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   await Promise.all([alice.client.idle(), bob.client.idle()]);
-  return { alice, bob, kills };
+  return { alice, bob, kills, killsOf };
 }
 
 function check(receiver: Side, sender: Side): void {
@@ -107,8 +121,9 @@ describe('HubClient: 2 000 messages through 50 connection kills', function () {
       // about the protocol, and 6 000 fsyncs on a busy CI disk would take most of a minute.
       const stores = [openStore(path.join(dir, 'alice.sqlite'), { synchronous: 'normal' }), openStore(path.join(dir, 'bob.sqlite'), { synchronous: 'normal' })];
       try {
-        const { alice, bob, kills } = await exchange(h, reliability, stores);
+        const { alice, bob, kills, killsOf } = await exchange(h, reliability, stores);
         assert.equal(kills, KILLS);
+        for (const user of [ALICE.id, BOB.id]) assert.ok((killsOf.get(user) ?? 0) >= KILLS / 4, `${user} killed ${killsOf.get(user) ?? 0} times`);
         check(alice, bob);
         check(bob, alice);
         const connections = alice.client.stats().connections + bob.client.stats().connections;

@@ -65,7 +65,7 @@ describe('HubClient: connection faults', () => {
     assert.equal(aliceAtHub()?.half_open, undefined, 'the new connection is a healthy one');
   });
 
-  it('keeps a connection whose hub answers the probe (the same timings, no fault)', async () => {
+  it('probes a silent connection with a JSON ping and stays up when the pong comes (the same timings, no fault)', async () => {
     const clock = new ManualClock(Date.now());
     const alice = await h.connected(h.client(ALICE, { clock, pingSilenceMs: 30_000, pongTimeoutMs: 10_000 }));
     for (let round = 0; round < 2; round++) {
@@ -78,6 +78,7 @@ describe('HubClient: connection faults', () => {
     }
     assert.equal(alice.stats().connections, 1);
     assert.equal(h.hub.admin.received({ user_id: ALICE.id, event: 'ping' }).length, 2);
+    assert.equal(h.hub.admin.received({ user_id: ALICE.id, event: 'pong' }).length, 0, 'never an unsolicited pong');
   });
 
   for (const [mode, closeCode] of [
