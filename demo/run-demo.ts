@@ -9,7 +9,6 @@
  * `stop()` leaves no listener or child process behind. Gateway and Node-RED logs go to files in the demo folder.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import YAML from 'yaml';
@@ -63,17 +62,6 @@ export class DemoError extends Error {
   ) {
     super(message);
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function inUse(err: unknown, what: string, flag: string, port: number): Error {
@@ -154,7 +142,8 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
     let nodeRed: RunningNodeRed | undefined;
     let nodeRedExited: Promise<void> = new Promise(() => undefined);
     if (!o.withoutNodeRed) {
-      const port = o.ports.nodeRed === 0 ? await freePort() : o.ports.nodeRed;
+      // The launcher picks a free port for 0 (Node-RED itself cannot listen on 0 and report it).
+      const port = o.ports.nodeRed;
       const log = fs.createWriteStream(path.join(o.dir, 'node-red.log'));
       stops.push(() => new Promise<void>((resolve) => log.end(() => resolve())));
       try {

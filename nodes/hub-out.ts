@@ -218,9 +218,9 @@ export = function (RED: NodeAPI) {
     this.on('close', (_removed: boolean, done: () => void) => {
       closed = true;
       streams.failAll();
-      if (isHubConfig(hub)) hub.hubClient()?.unsubscribePresenceAll(this.id);
-      if (isHubConfig(hub)) hub.deregister(this, done);
-      else done();
+      if (!isHubConfig(hub)) return done();
+      hub.hubClient()?.unsubscribePresenceAll(nodeId);
+      hub.deregister(this, done);
     });
   }
 

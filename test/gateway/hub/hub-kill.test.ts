@@ -126,7 +126,11 @@ describe('gateway with the hub bridge under SIGKILL (child process, dev hub, aed
     let ready = false;
     const killAt = Array.from({ length: KILLS }, (_, k) => Math.round(((k + 1) * TOTAL) / (KILLS + 1)) + ((k * 53) % 120));
     let finish: () => void = () => undefined;
-    const finished = new Promise<void>((resolve) => (finish = resolve));
+    let fail: (err: Error) => void = () => undefined;
+    const finished = new Promise<void>((resolve, reject) => {
+      finish = resolve;
+      fail = reject;
+    });
 
     const pump = (): void => {
       if (!ready || !child) return;
@@ -149,6 +153,10 @@ describe('gateway with the hub bridge under SIGKILL (child process, dev hub, aed
       ready = false;
       const c = fork(script, [configFile], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       child = c;
+      // A gateway that ends by itself (not by our SIGKILL) is a failure, not something to wait out.
+      c.once('exit', (code, signal) => {
+        if (signal !== 'SIGKILL') fail(new Error(`the gateway ended by itself (code ${code}, signal ${signal})`));
+      });
       c.on('message', (m: { type: string; address?: string; ids?: string[] }) => {
         if (m.type === 'ready') {
           address = m.address!;

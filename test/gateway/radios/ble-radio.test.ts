@@ -28,8 +28,9 @@ function setup(peripherals: FakePeripheralSpec[], config: Partial<BleRadioConfig
   fake.now = () => clock.now();
   for (const spec of peripherals) fake.add(spec);
   const logger = new TestLogger();
+  // The central role alone; the GATT server has its own tests (ble-peripheral.test.ts).
   const radio = createRadio(
-    { id: 'ble0', kind: 'ble', min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 5_000 }, ...config },
+    { id: 'ble0', kind: 'ble', min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 5_000 }, peripheral: { enabled: false }, ...config },
     { logger, clock, stateDir: '/tmp/radios-test-state', noble: () => nobleOver(fake), random: () => 0 },
   ) as BleRadio;
   opened.push(radio);
@@ -389,7 +390,7 @@ describe('gateway/radios BleRadio (noble over a fake binding)', () => {
     it('opens noble on the configured adapter', async () => {
       const asked: number[] = [];
       const fake = new FakeNobleBinding();
-      const radio = createRadio({ id: 'ble3', kind: 'ble', adapter: 'hci1' }, {
+      const radio = createRadio({ id: 'ble3', kind: 'ble', adapter: 'hci1', peripheral: { enabled: false } }, {
         logger: new TestLogger(),
         clock: new ManualClock(),
         stateDir: '/tmp/radios-test-state',

@@ -32,6 +32,7 @@ describe('gateway/radios radio-config', () => {
       allowPeers: [],
       scanRestartMs: 5_000,
       discoveryWindowMs: 250,
+      peripheral: { enabled: true, adapter: 0, sharedAdapter: true, maxClients: 4, notify: true },
     });
     const serial = resolveRadioConfig({ id: 'usb0', kind: 'serial', path: '/dev/ttyACM0' });
     assert.deepEqual(serial.reconnect, { initialMs: 500, maxMs: 30_000 });
@@ -64,16 +65,33 @@ describe('gateway/radios radio-config', () => {
     assert.equal(problem(null), 'radios[0]');
   });
 
+  it('reads the peripheral settings: its own adapter, a name that fits a scan response, client limits', () => {
+    const r = resolveRadioConfig({ id: 'ble0', kind: 'ble', adapter: 'hci0', peripheral: { adapter: 'hci1', advertise_name: 'Attic', max_clients: 2, notify: false } });
+    assert.ok(r.kind === 'ble');
+    assert.deepEqual(r.peripheral, { enabled: true, adapter: 1, sharedAdapter: false, maxClients: 2, notify: false, advertiseName: 'Attic' });
+    const off = resolveRadioConfig({ id: 'ble0', kind: 'ble', adapter: 2, peripheral: { enabled: false } });
+    assert.ok(off.kind === 'ble');
+    assert.deepEqual([off.peripheral.enabled, off.peripheral.adapter, off.peripheral.sharedAdapter], [false, 2, true]);
+    assert.equal(problem({ id: 'x', kind: 'ble', peripheral: { advertise_name: 'é'.repeat(15) } }), 'radios[0].peripheral.advertise_name', '30 UTF-8 bytes');
+    assert.equal(problem({ id: 'x', kind: 'ble', peripheral: { advertise_name: '' } }), 'radios[0].peripheral.advertise_name');
+    assert.equal(problem({ id: 'x', kind: 'ble', peripheral: { adapter: 'usb1' } }), 'radios[0].peripheral.adapter');
+    assert.equal(problem({ id: 'x', kind: 'ble', peripheral: { max_clients: 0 } }), 'radios[0].peripheral.max_clients');
+    assert.equal(problem({ id: 'x', kind: 'ble', peripheral: { enabled: 'yes' } }), 'radios[0].peripheral.enabled');
+    assert.equal(problem({ id: 'x', kind: 'ble', peripheral: [] }), 'radios[0].peripheral');
+  });
+
   it('has a JSON schema that agrees with the resolver on good and bad entries', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     const validate = ajv.compile(RADIO_CONFIG_SCHEMA);
     const good: unknown[] = [
       { id: 'ble0', kind: 'ble', adapter: 'hci0', allow_peers: ['aabbccddeeff'] },
+      { id: 'ble1', kind: 'ble', peripheral: { enabled: true, advertise_name: 'Attic', adapter: 'hci1', max_clients: 2, notify: false } },
       { id: 'usb0', kind: 'serial', match: { vendor_id: '2fe3' } },
       { id: 'sim0', kind: 'simulated', peers: [{ id: 'a', talk: { every_ms: 1000 } }] },
     ];
     const bad: unknown[] = [
       { id: 'ble0', kind: 'ble', colour: 'red' },
+      { id: 'ble0', kind: 'ble', peripheral: { colour: 'red' } },
       { id: 'usb0', kind: 'serial' },
       { id: 'sim0', kind: 'simulated', peers: [{ id: 'a', talk: {} }] },
       { id: 'Caps', kind: 'ble' },
