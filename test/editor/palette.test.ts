@@ -34,7 +34,7 @@ interface PaletteEntry {
   icon: string;
 }
 
-const I18N_KEY = /^[\w@\/-]+:|^[a-z][\w-]*\.[a-z][\w.-]*$/;
+const I18N_KEY = /^[\w@/-]+:|^[a-z][\w-]*\.[a-z][\w.-]*$/;
 
 describe('editor: palette and help of every declared node', function () {
   this.timeout(60_000);
