@@ -1,15 +1,36 @@
 /**
  * The gateway under test of `bench/gateway.bench.ts`, in its own process and started as `clawling gateway` starts it
- * (`runGateway`: config file, logger, signals), so that its RSS and CPU are the gateway's alone. Frames arrive over
- * IPC (as bytes would from a radio) and are transmitted by the virtual peers of its simulated radios.
+ * (`runGateway`: config file, logger, signals), so that its RSS and CPU are the gateway's alone.
+ *
+ * Two kinds of peers (argv[3]):
+ * - `remote` (default): the peers are the driver. Their BLE fragments arrive over IPC and go through the
+ *   reassembly of `RemotePeersRadio`; the ACKs the gateway writes are fragmented and counted, not decoded.
+ * - `in-process`: the simulated radios of the config with their virtual peers, as `npm start` runs them; whole frames
+ *   arrive over IPC and the virtual peers fragment them, reassemble the gateway's ACKs and decode them, in this process.
  */
 import { runGateway } from '../gateway/main';
+import { resolveRadioConfig } from '../gateway/radios/radio-config';
+import { SYSTEM_CLOCK, type Radio } from '../gateway/radios/radio';
 import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
+import { RemotePeersRadio, remotePeers } from './gateway-bench-radio';
 
-type FromParent = { type: 'frames'; peer: number; frames: string[] } | { type: 'stats' } | { type: 'reset-peak' };
+type FromParent =
+  | { type: 'frames'; peer: number; frames: string[] }
+  | { type: 'units'; peer: number; units: string }
+  | { type: 'stats' }
+  | { type: 'reset-peak' }
+  | { type: 'watch-acks'; on: boolean };
+
+interface Layout {
+  id: string;
+  queue_limit: number;
+  peers: Array<{ id: string; wire_versions: number[] }>;
+}
 
 const configFile = process.argv[2];
-if (!configFile || !process.send) throw new Error('usage: gateway-bench-child <config.yaml> (with an IPC channel)');
+const mode = process.argv[3] ?? 'remote';
+const layout = JSON.parse(process.argv[4] ?? '[]') as Layout[];
+if (!configFile || !process.send) throw new Error('usage: gateway-bench-child <config.yaml> [remote|in-process] [radios json] (with an IPC channel)');
 
 let peakRss = process.memoryUsage.rss();
 let peakDetail = process.memoryUsage();
@@ -21,30 +42,69 @@ setInterval(() => {
   }
 }, 25).unref();
 
+const remote: RemotePeersRadio[] = [];
+/** hrtime (ns) at which each ACK was written, by acknowledged id, while the latency run watches. */
+let ackTimes: Array<[string, string]> = [];
+
 void runGateway({
   configFile,
   env: {},
   stderr: process.stderr,
+  ...(mode === 'remote'
+    ? {
+        radios: (logger) =>
+          layout.map((r): Radio => {
+            const resolved = resolveRadioConfig({ id: r.id, kind: 'simulated', queue_limit: r.queue_limit });
+            const radio = new RemotePeersRadio(r.id, remotePeers(r.id, r.peers), {
+              logger,
+              clock: SYSTEM_CLOCK,
+              queueLimit: resolved.queueLimit,
+              queueByteLimit: resolved.queueByteLimit,
+            });
+            remote.push(radio);
+            return radio;
+          }),
+      }
+    : {}),
   onStarted: (gateway) => {
-    const peers: VirtualPeer[] = gateway.radios.flatMap((r) => (r as SimulatedRadio).virtualPeers());
+    const virtual: VirtualPeer[] = mode === 'remote' ? [] : gateway.radios.flatMap((r) => (r as SimulatedRadio).virtualPeers());
     // A virtual peer keeps every receipt for tests to inspect; a bench must not measure that archive.
-    for (const p of peers) p.on('received', () => p.clearReceived());
+    for (const p of virtual) p.on('received', () => p.clearReceived());
+    const links = remote.flatMap((radio) => radio.peers().map((p) => ({ radio, peerId: p.id, address: p.address!, binary: p.wireVersions.includes(1) })));
     process.on('message', (m: FromParent) => {
-      if (m.type === 'frames') {
-        const peer = peers[m.peer]!;
+      if (m.type === 'units') {
+        const link = links[m.peer]!;
+        link.radio.receive(link.peerId, m.units);
+      } else if (m.type === 'frames') {
+        const peer = virtual[m.peer]!;
         for (const f of m.frames) peer.inject(Buffer.from(f, 'base64')).catch(() => undefined);
+      } else if (m.type === 'watch-acks') {
+        ackTimes = [];
+        for (const r of remote) r.onAck = m.on ? (id) => ackTimes.push([id, process.hrtime.bigint().toString()]) : undefined;
+        process.send!({ type: 'watch-acks' });
       } else if (m.type === 'stats') {
         const cpu = process.cpuUsage();
-        process.send!({ type: 'stats', rss: process.memoryUsage.rss(), peakRss, cpuUs: cpu.user + cpu.system, acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(), peakDetail, metrics: gateway.metrics.snapshot() });
+        const written = remote.reduce((n, r) => n + r.written.frames, 0);
+        process.send!({
+          type: 'stats',
+          rss: process.memoryUsage.rss(),
+          peakRss,
+          cpuUs: cpu.user + cpu.system,
+          acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(),
+          written,
+          ackTimes,
+          peakDetail,
+          metrics: gateway.metrics.snapshot(),
+        });
       } else if (m.type === 'reset-peak') {
         peakRss = process.memoryUsage.rss();
         process.send!({ type: 'reset-peak' });
       }
     });
-    process.send!({
-      type: 'ready',
-      address: gateway.info.address,
-      peers: peers.map((p) => ({ address: p.address, binary: p.preferredFormat === 'binary' })),
-    });
+    const peers =
+      mode === 'remote'
+        ? links.map((l) => ({ address: l.address, binary: l.binary }))
+        : virtual.map((p) => ({ address: p.address, binary: p.preferredFormat === 'binary' }));
+    process.send!({ type: 'ready', address: gateway.info.address, peers });
   },
 }).then((code) => process.exit(code));

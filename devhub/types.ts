@@ -301,7 +301,7 @@ export interface DevHubAdmin {
   /**
    * Makes matching connections half-open: the socket stays open and the hub keeps reading it, but writes nothing
    * more to it (no frame, no pong, no RFC 6455 ping or pong), as when the way back is dead. Nothing written is lost
-   * (unwritten rows replay on the next connection). A kick, a takeover or `stop()` still closes it. Returns the
+   * (unwritten rows replay on the next connection). A kick, a takeover, `dropConnection` or `stop()` still closes it. Returns the
    * connections affected.
    */
   halfOpen(target: DeviceRef): number;

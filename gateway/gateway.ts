@@ -175,7 +175,7 @@ export class Gateway {
       this.radioList =
         this.options.radios ??
         config.radios.map((rc, i) =>
-          createRadio(rc, { logger: child(this.logger, `radio:${rc.id}`), stateDir: config.gateway.state_dir, localAddress: identity.address }, `radios[${i}]`),
+          createRadio(rc, { logger: child(this.logger, `radio:${rc.id}`), stateDir: config.gateway.state_dir, localAddress: identity.address, identity }, `radios[${i}]`),
         );
       this.routerValue = new MeshRouter({
         address: identity.address,

@@ -8,7 +8,8 @@ import { loadConfig, type LoadedConfig } from './config/load-config';
 import { collectSecrets } from './config/redact';
 import { loadExtensionSchemas } from './extensions/index';
 import { Gateway } from './gateway';
-import { createLogger, type Logger } from './logger';
+import { child, createLogger, type Logger } from './logger';
+import type { Radio } from './radios/radio';
 
 export interface RunOptions {
   configFile?: string;
@@ -16,6 +17,8 @@ export interface RunOptions {
   stderr: Writable;
   /** Called once the gateway runs (tests reach it through this). */
   onStarted?: (gateway: Gateway) => void;
+  /** Radios built by the caller instead of from `radios` of the config (the benchmark's remote peers). */
+  radios?: (logger: Logger) => Radio[];
 }
 
 export async function loadGatewayConfig(file: string | undefined, env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
@@ -28,7 +31,7 @@ export async function runGateway(options: RunOptions): Promise<number> {
   const loaded = await loadGatewayConfig(options.configFile, options.env);
   const logger: Logger = createLogger({ level: loaded.config.log.level, secrets: collectSecrets(loaded.config, loaded.schema) });
   for (const variable of loaded.env.unknown) logger.warn({ variable }, 'environment variable names no setting; ignored');
-  const gateway = new Gateway(loaded.config, { logger });
+  const gateway = new Gateway(loaded.config, options.radios ? { logger, radios: options.radios(child(logger, 'radio')) } : { logger });
 
   let signals = 0;
   let markStopped: () => void = () => undefined;

@@ -327,7 +327,9 @@ export class BlePeripheral {
     });
     this.#links.set(handle, link);
     this.#o.log.debug({ radio: radioId, central: link.clientId, handle }, 'BLE central connected');
-    if (this.#links.size > config.peripheral.maxClients || !this.#o.hooks.onConnect(link)) {
+    const over = this.#links.size > config.peripheral.maxClients;
+    if (over) this.#o.hooks.onDrop('ble_client_over_limit', { peerId: link.clientId, maxClients: config.peripheral.maxClients });
+    if (over || !this.#o.hooks.onConnect(link)) {
       this.#links.delete(handle);
       link.lost();
       bleno.disconnect(handle);

@@ -303,9 +303,9 @@ export class BleRadio extends RadioBase {
     const note = state === 'starting' || state === 'advertising' || detail === undefined ? words[state] : `${words[state]}: ${detail}`;
     if (note === this.#peripheralNote) return;
     this.#peripheralNote = note;
+    if (state === 'unsupported' || state === 'error') this.log.warn({ radio: this.id, detail }, 'BLE GATT server not available; the central role goes on');
     const current = this.state;
     if (this.#centralDetail !== undefined && current !== 'starting' && current !== 'stopped') this.#setCentralState(current, this.#centralDetail);
-    else if (state === 'unsupported' || state === 'error') this.log.warn({ radio: this.id, detail }, `BLE ${note}`);
   }
 
   #ensureScanning(): void {
@@ -478,8 +478,8 @@ export class BleRadio extends RadioBase {
     this.peerUpdate(n.id, update);
   }
 
-  /** A link of the neighbour went away; the peer goes down with its last link. */
-  #unlink(n: Neighbour, reason: string): void {
+  /** A link of the neighbour went away or changed: the peer goes down with its last link, else its MTU follows the route. */
+  #linksChanged(n: Neighbour, reason: string): void {
     const route = this.#route(n);
     if (route === undefined) {
       this.#neighbours.delete(n.id);
@@ -526,7 +526,7 @@ export class BleRadio extends RadioBase {
     const n = this.#neighbours.get(link.peerId);
     if (n === undefined || n.server !== link) return;
     this.log.debug({ radio: this.id, peer: n.id, subscribed: link.subscribed, mtu: link.mtu }, 'BLE central subscription');
-    this.#unlink(n, 'unsubscribed');
+    this.#linksChanged(n, 'subscription changed');
   }
 
   #onClientGone(link: BleServerLink, reason: string): void {
@@ -534,7 +534,7 @@ export class BleRadio extends RadioBase {
     if (n === undefined || n.server !== link) return;
     n.server = undefined;
     this.log.info({ radio: this.id, peer: n.id, reason }, 'BLE central left the GATT server');
-    this.#unlink(n, `central ${reason}`);
+    this.#linksChanged(n, `central ${reason}`);
     this.#refreshState();
   }
 
@@ -591,7 +591,7 @@ export class BleRadio extends RadioBase {
     const n = this.#neighbours.get(peerId);
     if (n !== undefined && n.central === c) {
       n.central = undefined;
-      this.#unlink(n, reason);
+      this.#linksChanged(n, reason);
     } else this.peerDown(peerId, reason);
     this.#ensureScanning();
     this.#maybeConnect();

@@ -341,9 +341,6 @@ export class HubClient {
     return this.presence.list(subscriber);
   }
 
-  private sendPresenceUnsubscribe(userId: string): void {
-    this.live?.send(uplink(EVENT.presenceUnsubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
-  }
 
   /**
    * Moves this device's read watermark of a chat forward (never back) and tells the hub; when offline, it goes out
@@ -889,6 +886,10 @@ export class HubClient {
         ? uplink(EVENT.syncAck, this.ids.traceId('sack'), this.clock.now(), { dseq: value, epoch: epoch ?? '' })
         : uplink(EVENT.cursorAck, this.ids.traceId('cack'), this.clock.now(), { seq: value });
     return session.send(frame);
+  }
+
+  private sendPresenceUnsubscribe(userId: string): void {
+    this.live?.send(uplink(EVENT.presenceUnsubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
   }
 
   private sendTyping(chatId: string, isTyping: boolean): void {

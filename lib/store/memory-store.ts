@@ -35,6 +35,7 @@ import type {
   Store,
   StoreStats,
   StoreValue,
+  TransactionOptions,
   UpsertOutcome,
 } from './types';
 
@@ -468,8 +469,13 @@ export class MemoryStore implements Store {
     return set;
   }
 
-  transaction<T>(fn: () => T): T {
+  transaction<T>(fn: () => T, _options?: TransactionOptions): T {
     return this.journal.run(fn);
+  }
+
+  /** Nothing here ever reaches a disk: every commit is as durable as it will be. */
+  sync(): Promise<void> {
+    return Promise.resolve();
   }
 
   stats(): StoreStats {

@@ -40,6 +40,7 @@ import type {
   Store,
   StoreStats,
   StoreValue,
+  TransactionOptions,
   UpsertOutcome,
 } from './types';
 
@@ -68,17 +69,30 @@ function translate(err: unknown, location: string): Error {
   return new StoreError('STORE_IO', `store file ${location}: ${message}`, { location, sqlite: code }, { cause: err });
 }
 
-/** The handful of statements and the transaction runner every table of one file shares. */
+/**
+ * The handful of statements and the transaction runner every table of one file shares.
+ *
+ * Counters and queue metadata are cached here: the file has one owner (EXCLUSIVE locking), so only this object
+ * writes them. A rollback (any throw out of a transaction or savepoint) drops every cache, since the file may then
+ * hold older values than the ones written through it; the next read goes to the file again.
+ */
 class Connection {
   closed = false;
+  /** Bumped on every rollback; caches tagged with an older value are stale. */
+  generation = 0;
   private readonly txn: (fn: () => unknown) => unknown;
   private readonly counterGet;
   private readonly counterSet;
+  private readonly counters = new Map<string, number>();
+  private readonly syncNormal;
+  private readonly syncFull;
+  private readonly disk: DiskSync | undefined;
 
   constructor(
     readonly db: SqliteDatabase,
     readonly location: string,
     readonly now: () => number,
+    readonly synchronous: 'full' | 'normal',
   ) {
     this.txn = db.transaction((fn: () => unknown) => {
       const result = fn();
@@ -91,18 +105,30 @@ class Connection {
     this.counterSet = db.prepare<[string, number]>(
       'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
     );
+    this.syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
+    this.syncFull = db.prepare('PRAGMA synchronous = FULL');
+    // With `normal` a commit is as durable as the store promises once it returns; only `full` has work to defer.
+    this.disk = synchronous === 'full' ? new DiskSync(`${location}-wal`) : undefined;
   }
 
   check(): void {
     if (this.closed) throw new StoreError('STORE_CLOSED', `the store ${this.location} is closed`);
   }
 
-  tx<T>(fn: () => T): T {
+  tx<T>(fn: () => T, deferSync = false): T {
     this.check();
+    const defer = deferSync && this.disk !== undefined && !this.db.inTransaction;
+    if (defer) this.syncNormal.run();
     try {
       return this.txn(fn) as T;
     } catch (err) {
+      this.invalidate();
       throw translate(err, this.location);
+    } finally {
+      if (defer) {
+        this.syncFull.run();
+        this.disk!.dirty = true;
+      }
     }
   }
 
@@ -115,18 +141,104 @@ class Connection {
     }
   }
 
+  /** Resolves once every commit so far survives a power cut (at once for `normal`, or when nothing was deferred). */
+  sync(): Promise<void> {
+    if (this.disk === undefined || this.closed) return Promise.resolve();
+    return this.disk.sync();
+  }
+
+  close(): void {
+    this.disk?.close();
+  }
+
+  invalidate(): void {
+    this.generation += 1;
+    this.counters.clear();
+  }
+
   counter(name: string): number {
-    return this.counterGet.get(name)?.value ?? 0;
+    let value = this.counters.get(name);
+    if (value === undefined) {
+      value = this.counterGet.get(name)?.value ?? 0;
+      this.counters.set(name, value);
+    }
+    return value;
   }
 
   setCounter(name: string, value: number): void {
     this.counterSet.run(name, value);
+    this.counters.set(name, value);
   }
 
   addCounter(name: string, delta: number): number {
     const value = this.counter(name) + delta;
     this.setCounter(name, value);
     return value;
+  }
+}
+
+/**
+ * Group fsync for deferred commits (`transaction(fn, { deferSync: true })`): such commits are written to the WAL
+ * without waiting for the disk (sqlite's synchronous=NORMAL), and `sync()` fsyncs the WAL in libuv's thread pool, so
+ * the event loop goes on while the disk works. Commits made while an fsync runs wait for the next one; any number
+ * of callers share each. This is what synchronous=FULL does at every commit, moved off the main thread.
+ */
+class DiskSync {
+  /** Deferred commits since the last fsync began. */
+  dirty = false;
+  private fd: number | undefined;
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly walFile: string) {}
+
+  sync(): Promise<void> {
+    if (this.queued) return this.queued;
+    if (this.running) {
+      if (!this.dirty) return this.running;
+      this.queued = this.running.catch(() => undefined).then(() => {
+        this.queued = undefined;
+        return this.start();
+      });
+      return this.queued;
+    }
+    if (!this.dirty) return Promise.resolve();
+    return this.start();
+  }
+
+  close(): void {
+    // Closing the database checkpoints the WAL into the file and syncs it; an fsync still running keeps its fd.
+    this.closed = true;
+    if (!this.running && this.fd !== undefined) fs.closeSync(this.fd);
+    if (!this.running) this.fd = undefined;
+  }
+
+  private start(): Promise<void> {
+    this.dirty = false;
+    if (this.closed) return Promise.resolve();
+    const run = new Promise<void>((resolve, reject) => {
+      try {
+        this.fd ??= fs.openSync(this.walFile, 'r');
+      } catch (err) {
+        reject(new StoreError('STORE_IO', `cannot open ${this.walFile} to sync it: ${(err as Error).message}`, { location: this.walFile }, { cause: err }));
+        return;
+      }
+      fs.fsync(this.fd, (err) => {
+        if (err) reject(new StoreError('STORE_IO', `fsync of ${this.walFile} failed: ${err.message}`, { location: this.walFile }, { cause: err }));
+        else resolve();
+      });
+    });
+    this.running = run;
+    const done = (): void => {
+      if (this.running === run) this.running = undefined;
+      if (this.closed && this.running === undefined && this.fd !== undefined) {
+        fs.closeSync(this.fd);
+        this.fd = undefined;
+      }
+    };
+    run.then(done, done);
+    return run;
   }
 }
 
@@ -352,6 +464,10 @@ function toItem(row: Row): QueueItem {
 }
 
 class SqliteQueue implements Queue {
+  /** The metadata row as last read or written through this object (see `Connection`: dropped on rollback). */
+  private cached: QueueMeta | undefined;
+  private cachedGeneration = -1;
+
   constructor(
     private readonly c: Connection,
     private readonly s: QueueStatements,
@@ -359,9 +475,17 @@ class SqliteQueue implements Queue {
   ) {}
 
   private meta(): QueueMeta {
+    if (this.cached !== undefined && this.cachedGeneration === this.c.generation) return this.cached;
     const meta = this.s.meta.get(this.name);
     if (!meta) throw new StoreError('STORE_IO', `queue '${this.name}' has no metadata row in ${this.c.location}`);
+    this.cached = meta;
+    this.cachedGeneration = this.c.generation;
     return meta;
+  }
+
+  /** The row was changed by someone else (reconfiguration): read it again. */
+  forget(): void {
+    this.cached = undefined;
   }
 
   get capacity(): number {
@@ -386,13 +510,19 @@ class SqliteQueue implements Queue {
       const stored = typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
       this.s.insert.run(this.name, seq, typeof value === 'string' ? 1 : 0, stored, at ?? this.c.now());
       this.s.afterPush.run(dropped, dropped, this.name);
+      meta.next_seq += 1;
+      meta.size += 1 - dropped;
+      meta.pushed += 1;
+      meta.dropped += dropped;
       return seq;
     });
     if (typeof outcome === 'number') return outcome;
     // Counted outside the refused step so that the count survives the throw.
     const meta = this.c.tx(() => {
+      const m = this.meta();
       this.s.bumpRejected.run(this.name);
-      return this.meta();
+      m.rejected += 1;
+      return m;
     });
     if (outcome === 'too-large') {
       throw new StoreError('ITEM_TOO_LARGE', `queue '${this.name}' refuses an item of ${bytes} bytes (limit ${meta.max_item_bytes})`, {
@@ -417,18 +547,26 @@ class SqliteQueue implements Queue {
 
   remove(seq: number): boolean {
     return this.c.tx(() => {
+      const meta = this.meta();
       const n = this.s.remove.run(this.name, seq).changes;
-      if (n > 0) this.s.afterRemove.run(n, n, this.name);
+      if (n > 0) this.removed(meta, n);
       return n > 0;
     });
   }
 
   removeThrough(through: number): number {
     return this.c.tx(() => {
+      const meta = this.meta();
       const n = this.s.removeThrough.run(this.name, through).changes;
-      if (n > 0) this.s.afterRemove.run(n, n, this.name);
+      if (n > 0) this.removed(meta, n);
       return n;
     });
+  }
+
+  private removed(meta: QueueMeta, n: number): void {
+    this.s.afterRemove.run(n, n, this.name);
+    meta.size -= n;
+    meta.removed += n;
   }
 
   size(): number {
@@ -458,7 +596,8 @@ class SqliteSeenSet implements SeenSet {
     public capacity: number,
   ) {
     this.hasStmt = c.db.prepare<[string, string], { ord: number }>('SELECT ord FROM seen WHERE name = ? AND key = ?');
-    this.insertStmt = c.db.prepare<[string, string, number, number]>('INSERT INTO seen (name, key, ord, at) VALUES (?, ?, ?, ?)');
+    // A key already there keeps its place (its first ord): the insert is ignored and `changes` says so.
+    this.insertStmt = c.db.prepare<[string, string, number, number]>('INSERT OR IGNORE INTO seen (name, key, ord, at) VALUES (?, ?, ?, ?)');
     this.evictStmt = c.db.prepare<[string, string, number]>(
       'DELETE FROM seen WHERE name = ? AND key IN (SELECT key FROM seen WHERE name = ? ORDER BY ord LIMIT ?)',
     );
@@ -467,9 +606,9 @@ class SqliteSeenSet implements SeenSet {
   add(key: string, at?: number): boolean {
     checkKey(key);
     return this.c.tx(() => {
-      if (this.hasStmt.get(this.name, key)) return false;
-      const ord = this.c.addCounter('seen.ord', 1);
-      this.insertStmt.run(this.name, key, ord, at ?? this.c.now());
+      const ord = this.c.counter('seen.ord') + 1;
+      if (this.insertStmt.run(this.name, key, ord, at ?? this.c.now()).changes === 0) return false;
+      this.c.setCounter('seen.ord', ord);
       const size = this.c.addCounter(`seen.${this.name}.size`, 1);
       if (size > this.capacity) {
         const removed = this.evictStmt.run(this.name, this.name, size - this.capacity).changes;
@@ -539,7 +678,7 @@ export class SqliteStore implements Store {
       db.exec(SCHEMA_V1);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       db.exec('COMMIT');
-      return new SqliteStore(new Connection(db, file, options.now ?? Date.now), inboxCapacity);
+      return new SqliteStore(new Connection(db, file, options.now ?? Date.now, synchronous), inboxCapacity);
     } catch (err) {
       try {
         db?.close();
@@ -571,7 +710,7 @@ export class SqliteStore implements Store {
     if (!queue) {
       queue = new SqliteQueue(this.c, this.queueStatements, name);
       this.queues.set(name, queue);
-    }
+    } else queue.forget();
     return queue;
   }
 
@@ -588,8 +727,12 @@ export class SqliteStore implements Store {
     return set;
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.c.tx(fn);
+  transaction<T>(fn: () => T, options: TransactionOptions = {}): T {
+    return this.c.tx(fn, options.deferSync === true);
+  }
+
+  sync(): Promise<void> {
+    return this.c.sync();
   }
 
   stats(): StoreStats {
@@ -606,6 +749,7 @@ export class SqliteStore implements Store {
     if (this.c.closed) return;
     this.c.closed = true;
     try {
+      this.c.close();
       this.c.db.close();
     } catch (err) {
       throw translate(err, this.c.location);

@@ -5,7 +5,8 @@
  *
  * Durability contract (sqlite): a call that returned has been committed to the file with `synchronous=FULL`, so
  * neither a process kill nor a power cut loses it. Calls made inside `transaction()` are committed together when the
- * outermost transaction returns.
+ * outermost transaction returns. The one exception is asked for by name: a transaction with `deferSync` is
+ * committed (a process kill loses nothing) but survives a power cut only once a later `sync()` has resolved.
  */
 
 /** A value a queue or the key-value table can hold. Bytes come back as `Uint8Array`, text as `string`. */
@@ -152,10 +153,27 @@ export interface Store {
    * Runs `fn` as one atomic unit: everything it wrote is committed together, or nothing is if it throws.
    * Nested calls are savepoints: an inner throw undoes only the inner writes.
    */
-  transaction<T>(fn: () => T): T;
+  transaction<T>(fn: () => T, options?: TransactionOptions): T;
+  /**
+   * Resolves once every commit made so far survives a power cut: at once when none was deferred (or for a store
+   * opened with `synchronous: 'normal'`, whose commits never wait for the disk, and for the memory store); otherwise
+   * after an fsync that runs off the event loop and is shared by every caller meanwhile. Rejects with `STORE_IO`
+   * when the disk reports an error.
+   */
+  sync(): Promise<void>;
   stats(): StoreStats;
   /** Releases the file. Idempotent. */
   close(): void;
+}
+
+export interface TransactionOptions {
+  /**
+   * sqlite with `synchronous: 'full'`: commit without waiting for the disk (as `normal` does), leaving the fsync to
+   * the next `sync()`. For writers that hold back their acknowledgements until `sync()` resolves and want the
+   * event loop free meanwhile (the gateway's MQTT outbox). Ignored when nested in another transaction, and by the
+   * memory store.
+   */
+  deferSync?: boolean;
 }
 
 export interface OpenStoreOptions {

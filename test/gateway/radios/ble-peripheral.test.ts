@@ -101,6 +101,7 @@ function nextFrame(radio: Radio): Promise<InboundFrame> {
 
 const idOf = (address: string): string => address.replace(/:/g, '').toLowerCase();
 const PHONE = 'aa:bb:cc:00:00:0a';
+const phone: FakePeripheralSpec = { address: PHONE };
 const ON = Uint8Array.of(0x01, 0x00);
 const INDICATIONS = Uint8Array.of(0x02, 0x00);
 const OFF = Uint8Array.of(0x00, 0x00);
@@ -321,6 +322,36 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
       await assert.rejects(s.radio.send('112233445566', bigFrame((97 - 46) * 512 + 500)), (e: unknown) => e instanceof RadioError && e.code === 'FRAME_TOO_LARGE');
     });
 
+    it('uses an MTU exchanged after the subscription when one central is connected', async () => {
+      const s = setup();
+      await openAdvertising(s);
+      const central = s.bleno.connect('11:22:33:44:55:66');
+      central.writeCccd(MESSAGE, ON); // at ATT MTU 23: 20-byte notifications, too small for a fragment
+      await assert.rejects(s.radio.send('112233445566', frameOf('too early')), (e: unknown) => e instanceof RadioError && e.code === 'FRAME_TOO_LARGE');
+      central.exchangeMtu(247);
+      const frame = bigFrame(1000);
+      await s.radio.send('112233445566', frame);
+      assert.equal(Math.max(...central.received.map((r) => r.bytes.length)), 244);
+      assert.deepEqual(central.frames.map(hexOf), [hexOf(frame)]);
+    });
+
+    it('keeps to the subscription figure when the MTU exchange cannot be placed (several centrals)', async () => {
+      const s = setup();
+      await openAdvertising(s);
+      const a = s.bleno.connect('11:00:00:00:00:01');
+      const b = s.bleno.connect('11:00:00:00:00:02');
+      a.exchangeMtu(188);
+      a.writeCccd(MESSAGE, ON);
+      b.writeCccd(MESSAGE, ON);
+      b.exchangeMtu(247); // bleno reports it without the connection
+      await s.radio.send('110000000001', bigFrame(800));
+      assert.equal(Math.max(...a.received.map((r) => r.bytes.length)), 185);
+      await assert.rejects(s.radio.send('110000000002', frameOf('b')), (e: unknown) => e instanceof RadioError && e.code === 'FRAME_TOO_LARGE');
+      b.writeCccd(MESSAGE, ON); // subscribing again reports the current figure
+      await s.radio.send('110000000002', bigFrame(800));
+      assert.equal(Math.max(...b.received.map((r) => r.bytes.length)), 244);
+    });
+
     it('with indications, waits for each confirmation, and goes on after the 250 ms indicate gate without one', async () => {
       const s = setup({ config: { min_write_gap_ms: 20, peripheral: { notify: false } } });
       await openAdvertising(s);
@@ -435,7 +466,6 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
   });
 
   describe('one peer per device', () => {
-    const phone: FakePeripheralSpec = { address: PHONE };
 
     it('merges a phone that is both our central-side peer and our GATT client (same link address), and sends over the server link', async () => {
       const s = setup({ peripherals: [phone] });
@@ -476,6 +506,20 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
       assert.equal((await down).id, idOf(PHONE));
     });
 
+    it('keeps what the peer taught about its wire versions when its second link joins', async () => {
+      const s = setup({ peripherals: [phone] });
+      await openAdvertising(s);
+      await peerConnected(s.radio, idOf(PHONE));
+      s.noble.sendFrame(idOf(PHONE), frameOf('binary first', 'binary'));
+      await settle();
+      assert.deepEqual(s.radio.peers()[0].wireVersions, [1]);
+      const central = s.bleno.connect(PHONE);
+      central.exchangeMtu(247);
+      central.writeCccd(MESSAGE, ON);
+      await settle();
+      assert.deepEqual(s.radio.peers()[0].wireVersions, [1]);
+    });
+
     it('keeps the peer up while its server link outlives the central link', async () => {
       const s = setup({ peripherals: [phone] });
       await openAdvertising(s);
@@ -511,9 +555,9 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
 
     it('keeps a client with another link address apart, without an address, and does not connect back to a client on one adapter', async () => {
       const s = setup({ peripherals: [phone, { address: 'aa:bb:cc:00:00:0b' }], config: { max_peers: 4 } });
+      s.noble.drop('aabbcc00000b'); // not heard by the central role yet
       await openAdvertising(s);
       await peerConnected(s.radio, idOf(PHONE));
-      s.noble.drop('aabbcc00000b'); // out of range for the central role: it only connects to us
       s.bleno.connect('aa:bb:cc:00:00:0b');
       await settle();
       s.noble.restore('aabbcc00000b');
@@ -521,7 +565,7 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
       await settle(10);
       const peers = s.radio.peers().filter((p) => p.connected);
       assert.deepEqual(peers.map((p) => [p.id, p.address !== undefined]).sort(), [[idOf(PHONE), true], ['aabbcc00000b', false]]);
-      assert.equal(s.noble.get('aabbcc00000b').connectRequests, 1, 'the one attempt made before it was dropped; none while it is our client');
+      assert.equal(s.noble.get('aabbcc00000b').connectRequests, 0, 'already linked to us: no second link from the same controller');
     });
 
     it('with the peripheral on its own adapter, connects back to a client and merges it once verified', async () => {
@@ -590,22 +634,27 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
     });
 
     it('advertises again after the controller reset noble sends before a first connection', async () => {
-      const s = setup({ peripherals: [{ address: PHONE }] });
+      const s = setup({ peripherals: [phone], config: { discovery_window_ms: 250 } });
       // What noble's HCI Reset before connecting does to the shared controller.
+      let resets = 0;
       const connect = s.noble.connect.bind(s.noble);
       s.noble.connect = (id, parameters) => {
+        resets += 1;
         s.bleno.resetController();
         connect(id, parameters);
       };
       await openAdvertising(s);
+      assert.equal(s.bleno.advertiseStarts, 1);
+      await s.clock.tick(250); // the discovery window ends: the first connection, and the reset
       await peerConnected(s.radio, idOf(PHONE));
+      assert.equal(resets, 1);
       await until('advertising again', () => s.bleno.advertising);
-      assert.ok(s.bleno.advertiseStarts >= 2);
+      assert.equal(s.bleno.advertiseStarts, 2);
       assert.ok(s.bleno.advertisingParameterWrites >= 1, 'the 100 ms advertising interval restored');
     });
 
     it('does not touch advertising on a peripheral adapter of its own', async () => {
-      const s = setup({ peripherals: [{ address: PHONE }], config: { peripheral: { adapter: 'hci1' } } });
+      const s = setup({ peripherals: [phone], config: { peripheral: { adapter: 'hci1' } } });
       await openAdvertising(s);
       await peerConnected(s.radio, idOf(PHONE));
       await s.clock.tick(1_000);
@@ -624,7 +673,7 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
 
     it('bleno missing', async () => {
       const s = setup({
-        peripherals: [{ address: PHONE }],
+        peripherals: [phone],
         bleno: () => {
           throw new RadioError('UNSUPPORTED', 'the optional package @stoprocent/bleno is not usable here (Cannot find module)');
         },
@@ -639,7 +688,7 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
       const sysDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radios-sys-'));
       try {
         assert.throws(() => loadBleno({ adapter: 3, sysDir }), (e: unknown) => e instanceof RadioError && e.code === 'UNSUPPORTED' && /hci3: no such Bluetooth adapter/.test(e.message));
-        const s = setup({ peripherals: [{ address: PHONE }], bleno: (o) => loadBleno({ ...o, sysDir }) });
+        const s = setup({ peripherals: [phone], bleno: (o) => loadBleno({ ...o, sysDir }) });
         await s.radio.open();
         await centralStillWorks(s);
         assert.match(s.radio.status().detail ?? '', /peripheral unsupported: hci0: no such Bluetooth adapter/);
@@ -649,21 +698,21 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
     });
 
     it('an adapter bleno cannot use', async () => {
-      const s = setup({ peripherals: [{ address: PHONE }], blenoState: 'unsupported' });
+      const s = setup({ peripherals: [phone], blenoState: 'unsupported' });
       await s.radio.open();
       await centralStillWorks(s);
       await until('reported', () => /peripheral unsupported: hci0: no Bluetooth LE adapter usable in the peripheral role/.test(s.radio.status().detail ?? ''));
     });
 
     it('no permission', async () => {
-      const s = setup({ peripherals: [{ address: PHONE }], blenoState: 'unauthorized' });
+      const s = setup({ peripherals: [phone], blenoState: 'unauthorized' });
       await s.radio.open();
       await centralStillWorks(s);
       await until('reported', () => /peripheral error: .*setcap/.test(s.radio.status().detail ?? ''));
     });
 
     it('an adapter that refuses to advertise, retried after reconnect.max_ms', async () => {
-      const s = setup({ peripherals: [{ address: PHONE }] });
+      const s = setup({ peripherals: [phone] });
       s.bleno.refuseAdvertising = 'Command Disallowed';
       await s.radio.open();
       await centralStillWorks(s);
@@ -675,7 +724,7 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
     });
 
     it('no gateway identity to serve', async () => {
-      const s = setup({ peripherals: [{ address: PHONE }], identity: null });
+      const s = setup({ peripherals: [phone], identity: null });
       await s.radio.open();
       await centralStillWorks(s);
       assert.deepEqual(s.blenoCalls, [], 'bleno is not loaded for nothing');
