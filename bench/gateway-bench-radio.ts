@@ -2,7 +2,7 @@
  * The radios of `bench/gateway.bench.ts` when the peers live in another process ("remote peers", the default): a
  * `RadioBase` whose neighbours are the bench driver. What a real radio does inside the gateway happens here as in
  * the simulated radio — reassembly of inbound BLE fragments (`FragmentLink`), per-peer write queues, fragmenting of
- * every outbound frame at the peer's MTU, a write that completes in a later turn — but what a *peer* does (encode and
+ * every outbound frame at the peer's MTU — but what a *peer* does (encode and
  * fragment its messages, reassemble and decode the gateway's ACKs) is the driver's work, in its own process, so
  * that the gateway's CPU figure is the gateway's alone.
  *
@@ -85,9 +85,10 @@ export class RemotePeersRadio extends RadioBase {
   }
 
   protected async writeFrame(_peerId: string, frame: Uint8Array): Promise<void> {
-    // The gateway's share of a write: the fragments at the peer's MTU (185 by default); the air takes a turn.
+    // The gateway's share of a write: the fragments at the peer's MTU (185 by default), handed to the link, which
+    // takes them at once (a controller buffer, as with BLE writes without response). A link that took one write per
+    // turn of the event loop would leave thousands of ACKs queued behind a burst and measure the queue, not the gateway.
     const units = FragmentLink.fragment(frame, fragmentSizeForMtu(undefined));
-    await new Promise<void>((resolve) => setImmediate(resolve));
     this.written.frames += 1;
     this.written.units += units.length;
     if (this.onAck) {

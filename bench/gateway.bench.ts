@@ -218,8 +218,15 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   const topUp = (count: number): void => {
     while (sentBatches < batches.length && sentBatches * BATCH - count < AHEAD) gw.send(batches[sentBatches++]!);
   };
+  let snapshotTaken = !process.env.BENCH_HEAPSNAPSHOT;
   const onProgress = (m: { type: string; count?: number }): void => {
-    if (m.type === 'progress') topUp(m.count!);
+    if (m.type !== 'progress') return;
+    // With BENCH_HEAPSNAPSHOT, one snapshot of what is live under load, half way through.
+    if (!snapshotTaken && m.count! >= messages / 2) {
+      snapshotTaken = true;
+      gw.kill('SIGUSR2');
+    }
+    topUp(m.count!);
   };
   broker.on('message', onProgress);
   topUp(0);
@@ -236,6 +243,8 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   let latency: RunFigures['latency'];
   let end = after;
   if (withLatency) {
+    // The ACKs of the throughput run first (they wait for the last fsync and their radio queues).
+    for (let s = after; s.acks < messages || s.written < s.acks; s = await askGw<GwStats>('stats')) await new Promise((r) => setTimeout(r, 20));
     await askBroker('reset');
     if (mode === 'remote') await askGw('watch-acks', { on: true });
     const total = LATENCY_RATE * LATENCY_SECONDS;
@@ -266,10 +275,6 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
       return at === undefined ? [] : [Number(BigInt(ns) - at) / 1e6];
     });
     latency = { broker: stats.latencies.sort((a, b) => a - b), ack: ack.sort((a, b) => a - b) };
-  }
-  if (process.env.BENCH_HEAPSNAPSHOT) {
-    gw.kill('SIGUSR2');
-    await new Promise((r) => setTimeout(r, 8000));
   }
   finished = true;
   gw.kill('SIGTERM');

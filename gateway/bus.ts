@@ -30,6 +30,8 @@ export interface DeliveryClaims {
 
 export interface MeshMessageEvent {
   message: MeshMessage;
+  /** `message.id` as text, spelt once for every listener (lowercase hyphenated; a flat string, see mesh-id-text.ts). */
+  id: string;
   /** The bytes as they arrived (JSON or binary v1); for the raw-frame topic. */
   frame: Uint8Array;
   codec: 'json' | 'binary';

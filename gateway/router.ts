@@ -22,6 +22,7 @@ import type { Transport } from '../lib/mesh/transport';
 import type { DeliveryClaims, EventBus, MeshAckEvent, Reception } from './bus';
 import type { GatewayConfig } from './config/types';
 import { GatewayError } from './errors';
+import { idText } from './mesh-id-text';
 import type { Counter, Metrics } from './metrics';
 import { NeighbourTable, type Neighbour } from './neighbours';
 import type { InboundFrame, PeerEvent, Radio, RadioPeer, RadioStatus } from './radios/radio';
@@ -223,7 +224,7 @@ export class MeshRouter implements MeshApi {
       this.reject(rx, code, (err as Error).message);
       return;
     }
-    const id = message.id.toString();
+    const id = idText(message.id);
     const toGateway = message.recipient === this.address;
 
     if (message.sender === this.address && !toGateway) {
@@ -232,14 +233,14 @@ export class MeshRouter implements MeshApi {
     }
 
     if (isAck(message)) {
-      this.handleAck(message, rx, toGateway, f);
+      this.handleAck(message, id, rx, toGateway);
       return;
     }
 
     if (toGateway) {
       if (this.delivered.check(id)) {
         this.c.duplicates.inc();
-        this.deliver(message, f, format, rx, 'duplicate');
+        this.deliver(message, id, f, format, rx, 'duplicate');
         return;
       }
     } else if (this.relaySeen.check(id)) {
@@ -261,15 +262,14 @@ export class MeshRouter implements MeshApi {
 
     this.c.messagesIn.inc({ radio: f.radioId });
     if (toGateway) {
-      this.deliver(message, f, format, rx, gate.gated ? 'control-consumed' : 'delivered');
+      this.deliver(message, id, f, format, rx, gate.gated ? 'control-consumed' : 'delivered');
       return;
     }
-    this.options.bus.emit('meshMessage', { message, frame: f.frame, codec: format, rx, toGateway: false, duplicate: false });
+    this.options.bus.emit('meshMessage', { message, id, frame: f.frame, codec: format, rx, toGateway: false, duplicate: false });
     this.forward(message, rx);
   }
 
-  private handleAck(message: MeshMessage, rx: Reception, toGateway: boolean, f: InboundFrame): void {
-    const id = message.id.toString();
+  private handleAck(message: MeshMessage, id: string, rx: Reception, toGateway: boolean): void {
     if (!toGateway) {
       // An ACK in transit is an ordinary message to relay; it is never delivered or published as a message.
       if (this.relaySeen.check(id)) {
@@ -299,15 +299,13 @@ export class MeshRouter implements MeshApi {
       pending.resolve(event);
     }
     this.options.bus.emit('meshAck', event);
-    void f;
   }
 
   /**
    * Hands a message addressed to the gateway to the extensions; the ACK (when asked for) goes once every claim has
    * settled, and not at all when one failed, in which case the id is forgotten so that the resend is processed anew.
    */
-  private deliver(message: MeshMessage, f: InboundFrame, format: FrameFormat, rx: Reception, outcome: ReceiveOutcome): void {
-    const id = message.id.toString();
+  private deliver(message: MeshMessage, id: string, f: InboundFrame, format: FrameFormat, rx: Reception, outcome: ReceiveOutcome): void {
     const actions = receiveActions(message, outcome);
     const delivery = new Delivery((delivered) => {
       if (!delivered) {
@@ -318,6 +316,7 @@ export class MeshRouter implements MeshApi {
     });
     this.options.bus.emit('meshMessage', {
       message,
+      id,
       frame: f.frame,
       codec: format,
       rx,
@@ -439,7 +438,7 @@ export class MeshRouter implements MeshApi {
     }
     const targets = this.targetsFor(message, undefined);
     if (targets.length === 0) throw new GatewayError('NO_ROUTE', 'no neighbour is connected on any radio');
-    const id = message.id.toString();
+    const id = idText(message.id);
     // Our own message coming back through the mesh must not be taken for a new one.
     this.relaySeen.mark(id);
     let ack: Promise<MeshAckEvent | undefined> | undefined;

@@ -5,6 +5,10 @@
  *
  * To add an extension: put `gateway/extensions/<name>.ts` exporting `createExtension(ctx)` (and `configSchema` when it
  * has its own config section) and list it here once. The hub bridge is listed already.
+ *
+ * An extension with a config section may name a small module that holds only its schema (`schema`): the config is
+ * validated on every start, and loading the whole extension for that (the hub bridge brings the hub client, the
+ * WebSocket library and the media code, about 6 MB of RSS) would cost memory on every gateway that leaves it off.
  */
 import type { GatewayConfig } from '../config/types';
 import type { JsonSchema } from '../config/schema';
@@ -19,6 +23,8 @@ export interface ExtensionEntry {
   section?: string;
   /** Absent from this build is fine unless enabled. */
   optional?: boolean;
+  /** Where the section's schema lives without the rest of the extension: module (relative to this folder), export. */
+  schema?: { module: string; export: string };
 }
 
 export const EXTENSIONS: readonly ExtensionEntry[] = [
@@ -26,7 +32,14 @@ export const EXTENSIONS: readonly ExtensionEntry[] = [
   { name: 'availability', module: './availability', enabled: (c) => c.mqtt.enabled },
   { name: 'bridge-health', module: './bridge-health', enabled: (c) => c.mqtt.enabled },
   { name: 'ha-discovery', module: './ha-discovery', enabled: (c) => c.mqtt.enabled && c.mqtt.homeassistant.enabled },
-  { name: 'hub-bridge', module: './hub-bridge', section: 'hub', optional: true, enabled: (c) => c.hub.enabled === true },
+  {
+    name: 'hub-bridge',
+    module: './hub-bridge',
+    section: 'hub',
+    optional: true,
+    schema: { module: '../hub/config-schema', export: 'HUB_CONFIG_SCHEMA' },
+    enabled: (c) => c.hub.enabled === true,
+  },
   { name: 'status-http', module: './status-http', enabled: (c) => c.http.enabled },
 ];
 
@@ -40,25 +53,36 @@ function isMissing(err: unknown, module: string): boolean {
   return e?.code === 'MODULE_NOT_FOUND' && String(e.message).includes(module.replace('./', '/'));
 }
 
-/** Loads one extension module; `undefined` when an optional one is not in this build. */
-export async function loadExtensionModule(entry: ExtensionEntry): Promise<ExtensionModule | undefined> {
+async function importOptional<T>(module: string, optional: boolean | undefined): Promise<T | undefined> {
   try {
     // A computed specifier: the compiler must not insist that optional modules exist at build time.
-    const specifier: string = entry.module;
-    return (await import(specifier)) as ExtensionModule;
+    const specifier: string = module;
+    return (await import(specifier)) as T;
   } catch (err) {
-    if (entry.optional && isMissing(err, entry.module)) return undefined;
+    if (optional && isMissing(err, module)) return undefined;
     throw err;
   }
 }
 
-/** The config schemas optional extensions bring, by section (for `loadConfig`). */
+/** Loads one extension module; `undefined` when an optional one is not in this build. */
+export async function loadExtensionModule(entry: ExtensionEntry): Promise<ExtensionModule | undefined> {
+  return importOptional<ExtensionModule>(entry.module, entry.optional);
+}
+
+/**
+ * The config schemas optional extensions bring, by section (for `loadConfig`): from the schema module when the entry
+ * names one, otherwise from the extension's `configSchema`. An optional extension absent from the build brings none.
+ */
 export async function loadExtensionSchemas(): Promise<Record<string, JsonSchema>> {
   const out: Record<string, JsonSchema> = {};
   for (const entry of EXTENSIONS) {
     if (!entry.section) continue;
-    const mod = await loadExtensionModule(entry);
-    if (mod?.configSchema) out[entry.section] = mod.configSchema;
+    let schema: JsonSchema | undefined;
+    if (entry.schema) {
+      const mod = await importOptional<Record<string, JsonSchema | undefined>>(entry.schema.module, entry.optional);
+      schema = mod?.[entry.schema.export];
+    } else schema = (await loadExtensionModule(entry))?.configSchema;
+    if (schema) out[entry.section] = schema;
   }
   return out;
 }

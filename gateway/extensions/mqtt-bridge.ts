@@ -101,7 +101,7 @@ export class MqttBridge extends Extension {
   private onMeshMessage(e: MeshMessageEvent): void {
     const outbox = this.outbox;
     if (!outbox) return;
-    const id = e.message.id.toString();
+    const id = e.id;
     if (e.duplicate) {
       // Only the ACK question: is it still waiting for its PUBACK (then wait with it) or already out (ACK now)?
       if (e.delivery) outbox.whenPublished(id, e.delivery.claim(this.name));

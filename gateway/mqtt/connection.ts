@@ -208,6 +208,9 @@ export class MqttConnection {
       clean: true,
       resubscribe: false,
       queueQoSZero: false,
+      // mqtt-packet would otherwise build a table of 65 536 two-byte Buffers (about 7 MB of heap on 64-bit) on the
+      // first packet, to save a 2-byte allocation per packet id: a bad trade on a Pi (docs/gateway.md, benchmark).
+      writeCache: false,
       will: { topic: this.options.will.topic, payload: Buffer.from(this.options.will.payload), qos: 1, retain: true },
       rejectUnauthorized: c.tls.reject_unauthorized,
     };

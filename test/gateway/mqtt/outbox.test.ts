@@ -82,7 +82,7 @@ describe('gateway mqtt outbox (lib/store queue, real aedes)', () => {
     assert.equal(box.dropped, 5);
     assert.deepEqual(failed, ['m-0', 'm-1', 'm-2', 'm-3', 'm-4']);
     assert.deepEqual(
-      store.queue('mqtt-outbox').peek(100).map((i) => String(i.value).split('\n')[0]),
+      store.queue('mqtt-outbox').peek(100).map((i) => Buffer.from(i.value).toString('utf8').split('\n')[0]),
       Array.from({ length: 10 }, (_, i) => `m-${i + 5}`),
     );
     box.close();
