@@ -8,6 +8,8 @@
  * - `in-process`: the simulated radios of the config with their virtual peers, as `npm start` runs them; whole frames
  *   arrive over IPC and the virtual peers fragment them, reassemble the gateway's ACKs and decode them, in this process.
  */
+import fs from 'node:fs';
+import v8 from 'node:v8';
 import { runGateway } from '../gateway/main';
 import { resolveRadioConfig } from '../gateway/radios/radio-config';
 import { SYSTEM_CLOCK, type Radio } from '../gateway/radios/radio';
@@ -32,13 +34,29 @@ const mode = process.argv[3] ?? 'remote';
 const layout = JSON.parse(process.argv[4] ?? '[]') as Layout[];
 if (!configFile || !process.send) throw new Error('usage: gateway-bench-child <config.yaml> [remote|in-process] [radios json] (with an IPC channel)');
 
+/** The file-backed part of the RSS (the node binary and shared libraries, shared with every node process) vs the rest. */
+function rssSplit(): { file: number; anon: number } {
+  try {
+    const status = fs.readFileSync('/proc/self/status', 'utf8');
+    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { file: kb('RssFile'), anon: kb('RssAnon') + kb('RssShmem') };
+  } catch {
+    return { file: NaN, anon: NaN };
+  }
+}
+
 let peakRss = process.memoryUsage.rss();
-let peakDetail = process.memoryUsage();
+let peakSplit = rssSplit();
+let peakDetail: Record<string, unknown> = {};
 setInterval(() => {
   const rss = process.memoryUsage.rss();
   if (rss > peakRss) {
     peakRss = rss;
-    peakDetail = process.memoryUsage();
+    peakSplit = rssSplit();
+    // Only for BENCH_DEBUG: what the heap was made of at the peak.
+    if (process.env.BENCH_DEBUG) {
+      peakDetail = { ...process.memoryUsage(), spaces: Object.fromEntries(v8.getHeapSpaceStatistics().map((sp) => [sp.space_name, Math.round(sp.space_size / 1024)])) };
+    }
   }
 }, 25).unref();
 
@@ -89,6 +107,8 @@ void runGateway({
           type: 'stats',
           rss: process.memoryUsage.rss(),
           peakRss,
+          peakSplit,
+          split: rssSplit(),
           cpuUs: cpu.user + cpu.system,
           acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(),
           written,
@@ -98,6 +118,7 @@ void runGateway({
         });
       } else if (m.type === 'reset-peak') {
         peakRss = process.memoryUsage.rss();
+        peakSplit = rssSplit();
         process.send!({ type: 'reset-peak' });
       }
     });

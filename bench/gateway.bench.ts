@@ -38,6 +38,7 @@ const LATENCY_SECONDS = 3;
 const AHEAD = Number(process.env.BENCH_AHEAD ?? 2000);
 const STORE_SYNC = process.env.BENCH_STORE_SYNC ?? 'full';
 const BATCH = 100;
+const SETTLE_MS = 5000;
 
 /** The NODE_OPTIONS of the shipped systemd unit (docs/raspberry-pi.md says why), read from the unit file itself. */
 function unitNodeOptions(): string {
@@ -52,11 +53,13 @@ const NODE_OPTIONS = (process.env.BENCH_NODE_OPTIONS ?? unitNodeOptions()).split
 interface GwStats {
   rss: number;
   peakRss: number;
+  peakSplit: { file: number; anon: number };
+  split: { file: number; anon: number };
   cpuUs: number;
   acks: number;
   written: number;
   ackTimes: Array<[string, string]>;
-  peakDetail?: NodeJS.MemoryUsage;
+  peakDetail?: Record<string, unknown>;
   metrics?: unknown;
 }
 
@@ -128,7 +131,14 @@ interface RunFigures {
   brokerCpu: number;
   cpuPerMessageUs: number;
   idleRss: number;
+  /** Peak during the saturating throughput run (thousands of messages queued inside the gateway). */
   loadRss: number;
+  /** Peak during the steady run at BENCH_RATE. */
+  steadyRss?: number;
+  /** SETTLE_MS after the throughput run. */
+  settledRss: number;
+  idleSplit: { file: number; anon: number };
+  loadSplit: { file: number; anon: number };
   latency?: { broker: number[]; ack: number[] };
   acks: number;
   written: number;
@@ -201,6 +211,45 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   await new Promise((r) => setTimeout(r, 2000));
   const idle = await askGw<GwStats>('stats');
 
+  // Latency first, on a fresh process: a steady rate well inside capacity, each message stamped with its send time
+  // (IPC included); the peak RSS of this run is the gateway's under a steady load.
+  let latency: RunFigures['latency'];
+  let steady: GwStats | undefined;
+  if (withLatency) {
+    await askBroker('reset');
+    await askGw('reset-peak');
+    if (mode === 'remote') await askGw('watch-acks', { on: true });
+    const total = LATENCY_RATE * LATENCY_SECONDS;
+    const perTick = Math.max(1, Math.round(LATENCY_RATE / 100));
+    const sentAt = new Map<string, bigint>();
+    let sent = 0;
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        for (let k = 0; k < perTick && sent < total; k += 1, sent += 1) {
+          const peer = sent % peers.length;
+          const at = process.hrtime.bigint();
+          const id = MessageId.random();
+          gw.send(packet(peer, [encode(peer, `bench ${at}`, id)]));
+          sentAt.set(id.toString(), at);
+        }
+        if (sent >= total) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 10);
+    });
+    const stats = await waitBroker(total);
+    // The last ACKs wait for the last fsync.
+    for (let s = await askGw<GwStats>('stats'); s.acks < total || s.written < s.acks; s = await askGw<GwStats>('stats')) await new Promise((r) => setTimeout(r, 20));
+    steady = await askGw<GwStats>('stats');
+    if (mode === 'remote') await askGw('watch-acks', { on: false });
+    const ack = steady.ackTimes.flatMap(([id, ns]) => {
+      const at = sentAt.get(id);
+      return at === undefined ? [] : [Number(BigInt(ns) - at) / 1e6];
+    });
+    latency = { broker: stats.latencies.sort((a, b) => a - b), ack: ack.sort((a, b) => a - b) };
+  }
+
   // Throughput: batches go to the peers as fast as the gateway takes them; the clock stops when the broker has them all.
   const batches: Array<Record<string, unknown>> = [];
   for (let i = 0; i < messages; i += BATCH) {
@@ -238,44 +287,9 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   const rate = messages / elapsedS;
   const cpuS = (after.cpuUs - before.cpuUs) / 1e6;
   const cpuShare = cpuS / elapsedS;
-
-  // Latency: a steady rate well inside capacity, each message stamped with its send time (IPC included).
-  let latency: RunFigures['latency'];
-  let end = after;
-  if (withLatency) {
-    // The ACKs of the throughput run first (they wait for the last fsync and their radio queues).
-    for (let s = after; s.acks < messages || s.written < s.acks; s = await askGw<GwStats>('stats')) await new Promise((r) => setTimeout(r, 20));
-    await askBroker('reset');
-    if (mode === 'remote') await askGw('watch-acks', { on: true });
-    const total = LATENCY_RATE * LATENCY_SECONDS;
-    const perTick = Math.max(1, Math.round(LATENCY_RATE / 100));
-    const sentAt = new Map<string, bigint>();
-    let sent = 0;
-    await new Promise<void>((resolve) => {
-      const timer = setInterval(() => {
-        for (let k = 0; k < perTick && sent < total; k += 1, sent += 1) {
-          const peer = sent % peers.length;
-          const at = process.hrtime.bigint();
-          const id = MessageId.random();
-          gw.send(packet(peer, [encode(peer, `bench ${at}`, id)]));
-          sentAt.set(id.toString(), at);
-        }
-        if (sent >= total) {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 10);
-    });
-    const stats = await waitBroker(total);
-    // Let the last ACKs (after the last fsync) be written.
-    await new Promise((r) => setTimeout(r, 200));
-    end = await askGw<GwStats>('stats');
-    const ack = end.ackTimes.flatMap(([id, ns]) => {
-      const at = sentAt.get(id);
-      return at === undefined ? [] : [Number(BigInt(ns) - at) / 1e6];
-    });
-    latency = { broker: stats.latencies.sort((a, b) => a - b), ack: ack.sort((a, b) => a - b) };
-  }
+  // Idle again: what the process gives back once the burst is over.
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const end = await askGw<GwStats>('stats');
   finished = true;
   gw.kill('SIGTERM');
   await new Promise((r) => gw.once('exit', r));
@@ -287,11 +301,15 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     brokerCpu: (brokerAfter.cpuUs - brokerBefore.cpuUs) / 1e6 / elapsedS,
     cpuPerMessageUs: (cpuS * 1e6) / messages,
     idleRss: idle.rss,
-    loadRss: Math.max(after.peakRss, end.peakRss),
+    loadRss: after.peakRss,
+    loadSplit: after.peakSplit,
+    idleSplit: idle.split,
+    settledRss: end.rss,
+    ...(steady ? { steadyRss: steady.peakRss } : {}),
     ...(latency ? { latency } : {}),
     acks: end.acks,
     written: end.written,
-    ...(process.env.BENCH_DEBUG ? { debug: { idle: idle.peakDetail, after: after.peakDetail, metrics: end.metrics } } : {}),
+    ...(process.env.BENCH_DEBUG ? { debug: { steady: steady?.peakDetail, after: after.peakDetail, metrics: end.metrics } } : {}),
   };
 }
 
@@ -323,7 +341,10 @@ async function main(): Promise<void> {
   }
   console.log(`  latency at ${LATENCY_RATE} msg/s (${lat.broker.length} msgs)  frame -> broker p50 ${quantile(lat.broker, 0.5).toFixed(2)} ms   p99 ${quantile(lat.broker, 0.99).toFixed(2)} ms   max ${lat.broker.at(-1)?.toFixed(2)} ms   target p50 < 5: ${ok(quantile(lat.broker, 0.5) < 5)}`);
   console.log(`  frame -> mesh ACK written (after PUBACK and the outbox fsync) p50 ${quantile(lat.ack, 0.5).toFixed(2)} ms   p99 ${quantile(lat.ack, 0.99).toFixed(2)} ms   (${lat.ack.length} ACKs)`);
-  console.log(`  RSS idle ${mb(remote.idleRss)} MB   under load (peak) ${mb(remote.loadRss)} MB   target < 80: ${ok(remote.loadRss < 80 * 1048576 && remote.idleRss < 80 * 1048576)}${inProcess ? `   (in-process peers: idle ${mb(inProcess.idleRss)}, peak ${mb(inProcess.loadRss)})` : ''}`);
+  const under80 = (b: number): string => ok(b < 80 * 1048576);
+  console.log(`  RSS idle ${mb(remote.idleRss)} MB ${under80(remote.idleRss)}   steady ${LATENCY_RATE} msg/s (peak) ${mb(remote.steadyRss!)} MB ${under80(remote.steadyRss!)}   saturated, ${AHEAD} msgs queued inside (peak) ${mb(remote.loadRss)} MB ${under80(remote.loadRss)}   ${SETTLE_MS / 1000} s later ${mb(remote.settledRss)} MB   (target < 80)`);
+  console.log(`  of which file-backed (node binary, libraries; shared) / anonymous (the process's own): idle ${mb(remote.idleSplit.file)} / ${mb(remote.idleSplit.anon)} MB, saturated peak ${mb(remote.loadSplit.file)} / ${mb(remote.loadSplit.anon)} MB`);
+  if (inProcess) console.log(`  RSS with the peers in process: idle ${mb(inProcess.idleRss)} MB, saturated (peak) ${mb(inProcess.loadRss)} MB`);
   console.log(`  mesh ACKs sent (each after its PUBACK)          ${String(remote.acks).padStart(8)}   ACK frames written to the radios ${remote.written}`);
   console.log(`  node options of the gateway process             ${NODE_OPTIONS.join(' ') || '(none)'}`);
   if (process.env.BENCH_DEBUG) console.dir({ remote: remote.debug, inProcess: inProcess?.debug }, { depth: 5 });

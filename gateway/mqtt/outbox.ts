@@ -111,6 +111,7 @@ export class MqttOutbox {
   /** Accepted this turn, not yet committed. */
   private batch: Waiting[] = [];
   private flushScheduled = false;
+  private pumpScheduled = false;
   private lastCommitAt = 0;
   private removalTimer: ReturnType<typeof setTimeout> | undefined;
   /** Committed and not yet sent on the current connection, oldest first. */
@@ -477,7 +478,20 @@ export class MqttOutbox {
     if (this.acked.length >= REMOVAL_BATCH) this.commitAcked();
     else this.scheduleRemoval();
     if (this.depth === 0) for (const w of this.emptyWaiters.splice(0)) w();
-    this.pump();
+    this.schedulePump();
+  }
+
+  /**
+   * PUBACKs come in bursts (many in one read from the socket, handled one by one); refilling the window once after
+   * the burst sends the new publishes in one write instead of one write per PUBACK.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   private commitAcked(): void {

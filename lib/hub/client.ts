@@ -341,7 +341,6 @@ export class HubClient {
     return this.presence.list(subscriber);
   }
 
-
   /**
    * Moves this device's read watermark of a chat forward (never back) and tells the hub; when offline, it goes out
    * after the next replay. Returns true when the watermark advanced.

@@ -115,6 +115,37 @@ describe('gateway mqtt outbox (lib/store queue, real aedes)', () => {
     again.close();
   });
 
+  it('publishes before the fsync but settles a claim only once the broker and the disk both have the message', async () => {
+    // The real store, with its sync() held back until the test lets it go: a slow disk.
+    const held: Array<() => void> = [];
+    const real = store;
+    const slowDisk = new Proxy(real, {
+      get(target, key) {
+        if (key === 'sync') return () => target.sync().then(() => new Promise<void>((resolve) => held.push(resolve)));
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const box = new MqttOutbox(slowDisk, { capacity: 100, dedupCapacity: 100, inflight: 4 }, silentLogger());
+    box.open();
+    const conn = connect();
+    conn.on('up', () => box.attach(conn));
+    conn.start();
+    await eventually(() => conn.connected, 5000, 'connected');
+    const settled: string[] = [];
+    assert.equal(box.accept('a', TOPIC, '{"id":"a"}', (ok) => settled.push(`first:${ok}`)), 'queued');
+    await recorder.until(() => ids().length === 1, 5000, 'a at the broker');
+    await eventually(() => box.counters.published === 1 && held.length > 0, 5000, 'PUBACKed, fsync pending');
+    assert.equal(settled.length, 0, 'no claim settles before the disk has the entry');
+    assert.equal(box.accept('a', TOPIC, '{"id":"a"}', (ok) => settled.push(`resend:${ok}`)), 'pending', 'a resend waits with it');
+    for (const release of held.splice(0)) release();
+    await eventually(() => settled.length === 2, 5000, 'settled after the fsync');
+    assert.deepEqual(settled, ['first:true', 'resend:true']);
+    assert.equal(box.accept('a', TOPIC, '{"id":"a"}'), 'published');
+    box.close();
+    for (const release of held.splice(0)) release();
+  });
+
   it('republishes what was in flight when the broker went away, never losing an entry', async () => {
     const box = outbox({ inflight: 8 });
     const conn = connect();
