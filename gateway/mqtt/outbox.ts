@@ -295,7 +295,7 @@ export class MqttOutbox {
     const committed: Entry[] = [];
     const dropped: Array<{ seq: number; id: string | undefined }> = [];
     try {
-      // One transaction, one fsync: the removals of what the broker acknowledged and the new entries together.
+      // One transaction (and one background fsync): the removals of what the broker acknowledged and the new entries.
       this.store.transaction(() => {
         let size = this.depthValue;
         const capacity = this.queue.capacity;
