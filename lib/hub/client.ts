@@ -51,11 +51,25 @@ import { StreamWriter, type FinalizeInput } from './stream-writer';
 import { TraceRegistry } from './trace-registry';
 import { TypedEmitter } from './typed-emitter';
 import { TypingProducer, TypingReceiver } from './typing';
+import { InboundPersisters, type InboundPersister } from './inbound-persister';
 import { MemoryStore, type Queue, type Store } from '../store';
 import { utf8Length } from '../bytes';
 
 export const DEVICE_ID_KEY = 'hub.device_id';
 export const HISTORY_QUEUE = 'hub.history-transit';
+/**
+ * Rows of answered sends are removed with the next commit of new sends, or on their own after this long (a lost
+ * removal costs one idempotent resend, so they need not be written at once).
+ */
+const REMOVAL_DELAY_MS = 20;
+/** ... or at once when this many are pending. */
+const REMOVAL_BATCH = 4096;
+
+/** Sends committed in one deferred commit, waiting for the fsync that makes them durable. */
+interface SyncGroup {
+  through: number;
+  entries: OutboxEntry[];
+}
 
 export interface OpenStreamInput {
   chatId: string;
@@ -106,9 +120,15 @@ export class HubClient {
   private readonly traces = new TraceRegistry();
   private readonly history: Queue;
   private readonly waiters = new Map<string, PendingSend>();
-  /** Sends checked and waiting for this turn's group commit to the outbox. */
+  /** Sends checked and waiting for the next group commit to the outbox. */
   private staged: Array<Omit<OutboxRecord, 'v'>> = [];
   private stageScheduled = false;
+  /** Committed sends whose fsync is running, oldest first. */
+  private syncing: SyncGroup[] = [];
+  private syncsRunning = 0;
+  private removalTimer: ReturnType<typeof setTimeout> | undefined;
+  private removalScheduled = false;
+  private readonly persisters = new InboundPersisters();
 
   private statusValue: HubStatus;
   private session: Session | undefined;

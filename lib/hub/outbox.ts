@@ -6,6 +6,13 @@
  *
  * In memory it tracks what is on the wire: at most `maxInFlight` frames unanswered, each with its own deadline on
  * the client's clock; a frame whose deadline passes is sent again (same ids) on the live connection.
+ *
+ * Group commit (the client drives it): a batch may be committed with `deferSync` (written, safe from a process
+ * kill, on disk once the store's next `sync()` resolves). Such entries are indexed at once (they count against
+ * the capacity) but are neither sendable nor listed until `markDurable` says the disk has them: nothing goes on
+ * the wire, and no caller hears "queued", before it would survive a power cut. Rows of answered sends are removed
+ * lazily (`retire`): the removal rides along with the next commit, because a removal lost in a crash only makes
+ * the send go out once more with the same ids, which the hub's inbox absorbs and answers again.
  */
 import type { Clock } from './clock';
 import { HubError } from './errors';
@@ -65,6 +72,11 @@ export class Outbox {
   private readonly byMsgId = new Map<string, OutboxEntry>();
   private inFlightCount = 0;
   private withExpiry = 0;
+  /** Every entry with `localSeq <= durableSeq` is on disk; those above wait for `markDurable`. */
+  private durableSeq = 0;
+  private maxSeq = 0;
+  /** Seqs of answered sends whose rows are still in the store (removed with the next commit). */
+  private retired: number[] = [];
   /** Records found unreadable when loading (removed, reported once). */
   readonly unreadable: number;
 
@@ -85,6 +97,7 @@ export class Outbox {
       this.index({ ...record, localSeq: item.seq, attempts: 0, sentAt: undefined, inFlight: false });
     }
     this.unreadable = unreadable;
+    this.durableSeq = this.maxSeq;
   }
 
   get size(): number {
@@ -95,15 +108,46 @@ export class Outbox {
     return this.inFlightCount;
   }
 
+  /** Rows of answered sends not yet removed from the store. */
+  get pendingRemovals(): number {
+    return this.retired.length;
+  }
+
+  /** The highest seq the disk is known to hold (see `markDurable`). */
+  get durableThrough(): number {
+    return this.durableSeq;
+  }
+
+  /** True once the entry's row survives a power cut. */
+  isDurable(entry: OutboxEntry): boolean {
+    return entry.localSeq <= this.durableSeq;
+  }
+
+  /** Is this very entry still indexed (not answered, expired or failed meanwhile)? */
+  holds(entry: OutboxEntry): boolean {
+    return this.entries.get(entry.localSeq) === entry;
+  }
+
+  /** The store has synced every commit so far up to `seq`: those entries may go on the wire. */
+  markDurable(seq: number): void {
+    if (seq > this.durableSeq) this.durableSeq = Math.min(seq, this.maxSeq);
+  }
+
   /**
-   * Writes uplinks to the store in ONE transaction (one fsync for a burst of sends) and indexes those that were
-   * written. A record the queue refuses (full) fails alone; if the commit itself fails, none is indexed and the error
-   * is thrown (STORE_FAILED).
+   * Writes uplinks to the store in ONE transaction (one fsync for a burst of sends), together with the removals of
+   * retired rows, and indexes those that were written. A record the queue refuses (full) fails alone; if the commit
+   * itself fails, none is indexed, the removals stay pending and the error is thrown (STORE_FAILED).
+   *
+   * With `deferSync` the new entries become sendable only at `markDurable`; otherwise they are durable on return.
    */
-  addBatch(records: Array<Omit<OutboxRecord, 'v'>>): Array<{ entry: OutboxEntry } | { error: HubError }> {
+  addBatch(records: Array<Omit<OutboxRecord, 'v'>>, options: { deferSync?: boolean } = {}): Array<{ entry: OutboxEntry } | { error: HubError }> {
     const results: Array<{ entry: OutboxEntry } | { error: HubError }> = [];
+    const retired = this.retired;
+    this.retired = [];
     try {
       this.store.transaction(() => {
+        // Removals first: the rows they free are what lets a full outbox take the new records.
+        for (const seq of retired) this.queue.remove(seq);
         for (const record of records) {
           const full: OutboxRecord = { v: 1, ...record };
           try {
@@ -116,12 +160,29 @@ export class Outbox {
             });
           }
         }
-      });
+      }, { deferSync: options.deferSync === true });
     } catch (err) {
+      this.retired = retired.concat(this.retired);
       throw new HubError('STORE_FAILED', `the outbox could not store the sends: ${(err as Error).message}`, {}, { cause: err });
     }
     for (const r of results) if ('entry' in r) this.index(r.entry);
+    if (options.deferSync !== true) this.durableSeq = this.maxSeq;
     return results;
+  }
+
+  /** Commits the pending removals of retired rows on their own (nothing to wait for: see the module comment). */
+  commitRemovals(options: { deferSync?: boolean } = {}): void {
+    if (this.retired.length === 0) return;
+    const retired = this.retired;
+    this.retired = [];
+    try {
+      this.store.transaction(() => {
+        for (const seq of retired) this.queue.remove(seq);
+      }, { deferSync: options.deferSync === true });
+    } catch (err) {
+      this.retired = retired.concat(this.retired);
+      throw new HubError('STORE_FAILED', `the outbox could not remove answered sends: ${(err as Error).message}`, {}, { cause: err });
+    }
   }
 
   /** One uplink (see `addBatch`); throws OUTBOX_FULL / STORE_FAILED and then nothing was queued. */
@@ -139,7 +200,7 @@ export class Outbox {
     return this.byMsgId.get(messageId);
   }
 
-  /** Entries to put on the wire now (oldest first), marked in flight. */
+  /** Entries to put on the wire now (oldest first, durable ones only), marked in flight. */
   takeSendable(): OutboxEntry[] {
     const room = this.options.maxInFlight - this.inFlightCount;
     const out: OutboxEntry[] = [];
@@ -147,6 +208,8 @@ export class Outbox {
     const now = this.clock.now();
     for (const entry of this.entries.values()) {
       if (out.length >= room) break;
+      // Seq order is commit order, so everything after the first entry not yet on disk is not either.
+      if (entry.localSeq > this.durableSeq) break;
       if (entry.inFlight) continue;
       entry.inFlight = true;
       entry.attempts++;
@@ -160,6 +223,17 @@ export class Outbox {
   /** Removes the durable row (call inside the store transaction of the frame that answered it). */
   removeDurable(entry: OutboxEntry): void {
     this.queue.remove(entry.localSeq);
+  }
+
+  /**
+   * The send was answered: forgets it now and removes its row with the next commit (`addBatch`, `commitRemovals`).
+   * Returns how many removals are pending.
+   */
+  retire(entry: OutboxEntry): number {
+    if (this.entries.get(entry.localSeq) !== entry) return this.retired.length;
+    this.forget(entry);
+    this.retired.push(entry.localSeq);
+    return this.retired.length;
   }
 
   /** Forgets the entry in memory (after the removal committed). */
@@ -232,11 +306,18 @@ export class Outbox {
     return next === Infinity ? undefined : next;
   }
 
+  /** Durable entries, oldest first (copies). */
   list(): OutboxEntry[] {
-    return [...this.entries.values()].map((e) => ({ ...e }));
+    const out: OutboxEntry[] = [];
+    for (const e of this.entries.values()) {
+      if (e.localSeq > this.durableSeq) break;
+      out.push({ ...e });
+    }
+    return out;
   }
 
   private index(entry: OutboxEntry): void {
+    if (entry.localSeq > this.maxSeq) this.maxSeq = entry.localSeq;
     this.entries.set(entry.localSeq, entry);
     this.byTraceId.set(entry.traceId, entry);
     this.byMsgId.set(entry.messageId, entry);

@@ -7,6 +7,7 @@ import type { Clock } from '../clock';
 import type { ChatGate } from '../chat-gate';
 import type { InboundFrame, Uplink } from '../envelope';
 import type { HubClientEvents, SendAck, SendRejection } from '../events';
+import type { InboundPersisters } from '../inbound-persister';
 import type { Outbox, OutboxEntry } from '../outbox';
 import type { PermissionCards } from '../permission-cards';
 import type { StreamAssembler } from '../stream-assembler';
@@ -37,6 +38,8 @@ export interface ReceiveServices {
   readonly history: Queue;
   readonly notifySeen: SeenSet;
   readonly sends: SendSettlement;
+  /** Consumers' durable writes that join the inbox commit of each reported message (inbound-persister.ts). */
+  readonly persisters: InboundPersisters;
   /** Largest message body copied into the inbox row (the fingerprint covers all of it regardless). */
   readonly inboxBodyMaxBytes: number;
   readonly emit: <K extends keyof HubClientEvents & string>(event: K, value: HubClientEvents[K]) => void;

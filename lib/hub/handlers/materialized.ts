@@ -2,6 +2,7 @@
  * `message.send` / `message.reply` downlinks (guide §7.3, §7.4, §11.7): tolerant mapping, self-echo filtering,
  * upsert by `message_id` with the `stream_merged` exception, and a delivery receipt for messages from others
  * (replay included, §14.4). A frame whose payload cannot be a message throws, and the receive path quarantines it.
+ * A message that is reported goes through the inbound persisters first, inside the same savepoint.
  */
 import { EVENT, uplink } from '../envelope';
 import type { InboundMessage } from '../events';
@@ -73,7 +74,13 @@ export function handleMaterialized(ctx: FrameContext, event: 'message.send' | 'm
     ctx.now,
     ctx.services.inboxBodyMaxBytes,
   );
-  if (outcome === 'inserted' || outcome === 'updated') ctx.emit('message', { ...inbound, update: outcome === 'updated' });
+  if (outcome === 'inserted' || outcome === 'updated') {
+    const reported: InboundMessage = { ...inbound, update: outcome === 'updated' };
+    // Inside this frame's savepoint: the consumers' rows commit with the inbox row, or roll back with it.
+    const { persisters, store } = ctx.services;
+    if (persisters.size > 0) persisters.run(reported, { store, afterCommit: (fn) => ctx.later(fn) });
+    ctx.emit('message', reported);
+  }
 
   // A receipt says "this device received it"; duplicates are harmless, and the sender may have missed the first.
   if (!ctx.fromSelf && sender.id !== '') {
