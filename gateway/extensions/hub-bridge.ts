@@ -6,8 +6,9 @@
  *   mesh → hub: rule match → convert (text, reply, media; chunked files through the durable file intake) →
  *     `msg-` + Crockford(id) as `message_id` → client outbox → `message.ack` → the mesh ACK may go (a delivery claim,
  *     the same mechanism the MQTT bridge holds ACKs with until PUBACK).
- *   hub → mesh: the client stored the message (and told the hub) → rule match → one durable job per recipient →
- *     text message and chunked media from the gateway's address → done when the recipient ACKs.
+ *   hub → mesh: rule match → one durable job per recipient, written by an inbound persister inside the client's
+ *     inbox commit (so no crash can fall between the two) → the client tells the hub → text message and chunked
+ *     media from the gateway's address → done when the recipient ACKs.
  *
  * Loops are cut on both sides: hub messages of the bridge's own account (any of its devices, so a second gateway on
  * the same account too) or with an id this bridge made never go back into the mesh, and mesh messages a bridge
@@ -15,6 +16,7 @@
  */
 import type { InboundMessage, HubStatus } from '../../lib/hub/events';
 import { HubClient } from '../../lib/hub/client';
+import type { InboundPersistContext } from '../../lib/hub/inbound-persister';
 import type { Clock, TimerHandle } from '../../lib/hub/clock';
 import type { MeshMessageEvent } from '../bus';
 import type { GatewayConfig } from '../config/types';
@@ -51,6 +53,7 @@ export class HubBridge extends Extension {
   private toMesh: ToMeshQueue | undefined;
   private sweepTimer: unknown;
   private stopping = false;
+  private removePersister: (() => void) | undefined;
   private readonly c: { bridged: Counter; skipped: Counter; toMeshFailed: Counter; held: Counter; states: Counter };
 
   constructor(ctx: ExtensionContext) {
@@ -166,7 +169,7 @@ export class HubBridge extends Extension {
     bus.on('peerChange', this, (e) => {
       if (e.change === 'up') this.toMesh?.wake();
     });
-    client.on('message', (m) => this.onHub(m));
+    this.removePersister = client.addInboundPersister((m, tx) => this.onHub(m, tx));
     client.on('state', (s) => this.onState(s));
     client.start();
     this.armSweep();
@@ -184,6 +187,7 @@ export class HubBridge extends Extension {
     this.origins?.flush();
     this.sends?.close();
     if (client) await client.stop();
+    this.removePersister?.();
     for (const q of ['hub', 'hub-to-mesh', 'hub-files']) this.ctx.queues.unregister(q);
   }
 
@@ -326,14 +330,18 @@ export class HubBridge extends Extension {
 
   // ─── hub → mesh ──────────────────────────────────────────────────────────────────────────────────────────────
 
-  private onHub(m: InboundMessage): void {
-    if (this.stopping) return;
+  /**
+   * The hub client's inbound persister: runs inside the transaction that records `m` in the client's inbox, so the
+   * to-mesh jobs are written in that same commit (and the hub is acked only after it). Also while stopping: the
+   * rows are then sent by the next start. Counters and the start of delivery wait for the commit.
+   */
+  private onHub(m: InboundMessage, tx: InboundPersistContext): void {
     if (this.settings.hubToMesh.length === 0) return;
     // Drafts and provisional copies are not messages yet; an edit of something already sent cannot be sent again.
     if (!m.isNormalMode || m.streamMerged || m.update) return;
     // Our own account (this gateway from another device, or a second gateway on it), or an id this bridge made.
     if (m.fromSelf || this.origins!.has(m.messageId)) {
-      if (this.settings.hubToMesh.some((r) => r.chatId === m.chatId)) this.c.skipped.inc({ reason: 'own' });
+      if (this.settings.hubToMesh.some((r) => r.chatId === m.chatId)) tx.afterCommit(() => this.c.skipped.inc({ reason: 'own' }));
       return;
     }
     const origin = m.replyToMessageId !== undefined ? this.origins!.get(m.replyToMessageId) : undefined;
@@ -341,10 +349,10 @@ export class HubBridge extends Extension {
     if (targets.length === 0) return;
     const jobs = jobsFor(m, targets, this.ctx.clock.now(), this.settings.toMesh.max_text_bytes).filter((j) => j.text !== '' || j.media.length > 0);
     if (jobs.length === 0) {
-      this.c.skipped.inc({ reason: 'empty' });
+      tx.afterCommit(() => this.c.skipped.inc({ reason: 'empty' }));
       return;
     }
-    this.toMesh!.add(jobs);
+    this.toMesh!.persist(jobs, (fn) => tx.afterCommit(fn));
   }
 
   private onState(s: HubStatus): void {

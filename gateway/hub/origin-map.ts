@@ -2,8 +2,9 @@
  * Which mesh node each bridged hub message came from: a hub reply to it is sent back to that node, and a hub message
  * whose id is here is this bridge's own and never goes back into the mesh. Bounded (oldest forgotten first) and kept
  * in the store so that replies still find their way after a restart. Writes are grouped into one commit every
- * `FLUSH_MS` (not one per turn: each commit is an fsync, and a crash that loses the last few only sends replies to
- * those messages to the rule's fixed recipient instead of their sender).
+ * `FLUSH_MS` that does not wait for the disk (a crash or a power cut that loses the last few only sends replies to
+ * those messages to the rule's fixed recipient instead of their sender; the bridge's own echoes are still cut, as
+ * they come from its own account).
  */
 import type { Queue, Store } from '../../lib/store';
 
@@ -61,9 +62,13 @@ export class OriginMap {
     const batch = this.batch;
     this.batch = [];
     if (batch.length === 0 || this.store.closed) return;
-    this.store.transaction(() => {
-      for (const [id, o] of batch) this.queue.push(JSON.stringify([id, o.sender, o.appId]));
-    });
+    // No fsync of its own (see above): it rides along with the next one another writer waits for.
+    this.store.transaction(
+      () => {
+        for (const [id, o] of batch) this.queue.push(JSON.stringify([id, o.sender, o.appId]));
+      },
+      { deferSync: true },
+    );
   }
 
   private remember(id: string, origin: Origin): void {

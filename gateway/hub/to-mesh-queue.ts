@@ -4,6 +4,11 @@
  * everything (or it is given up after `max_attempts` sends without an ACK); a crash in between replays it from the
  * store, with the same mesh ids, so the recipient's dedup absorbs what it already had.
  *
+ * The bridge writes its jobs with `persist`, from a hub client inbound persister: inside the very transaction that
+ * records the hub message in the client's inbox, so that "seen by the client" and "queued for the mesh" are one
+ * commit (a kill between two commits would lose the message: its replayed copy is a duplicate for the client).
+ * Everything in memory follows only once that transaction committed.
+ *
  * At most `concurrency` jobs run at once, oldest first; a job waiting for its retry does not hold a slot, so one
  * unreachable recipient cannot stall the others. "No route" (no neighbour at all) does not use up attempts: those
  * jobs wait for `wake()`, which the bridge calls when a neighbour comes up, or for their backoff.
@@ -55,6 +60,7 @@ export class ToMeshQueue {
   private stopped = false;
   private readonly abort = new AbortController();
   private droppedCount = 0;
+  private pumpScheduled = false;
   private readonly idleWaiters: Array<() => void> = [];
 
   constructor(
@@ -92,25 +98,80 @@ export class ToMeshQueue {
     this.pump();
   }
 
-  /** Makes the jobs durable (one commit), dropping the oldest waiting ones when full, then starts them. */
+  /** Makes the jobs durable (one commit of their own), dropping the oldest waiting ones when full, then starts them. */
   add(jobs: readonly ToMeshJob[]): void {
     if (jobs.length === 0 || this.stopped) return;
-    const now = this.clock.now();
-    this.store.transaction(() => {
-      for (const job of jobs) {
-        while (this.items.length >= this.options.capacity) {
-          const oldest = this.items.findIndex((i) => !i.running);
-          if (oldest < 0) break;
-          const [gone] = this.items.splice(oldest, 1);
-          this.queue.remove(gone!.seq);
-          this.droppedCount += 1;
-          this.hooks.onDropped?.(gone!.job);
-        }
-        const seq = this.queue.push(JSON.stringify(job));
-        this.items.push({ seq, job, attempts: 0, tries: 0, notBefore: now, running: false, progress: {} });
+    const after: Array<() => void> = [];
+    this.store.transaction(() => this.persist(jobs, (fn) => after.push(fn)));
+    for (const fn of after) fn();
+  }
+
+  /**
+   * Writes the jobs inside the caller's store transaction (the hub client's inbox commit), dropping the oldest
+   * waiting rows when full; `afterCommit` receives what adopts them in memory and starts them once it committed.
+   * Written even after `stop()`: the rows are then picked up by the next `open()`. Throws `QUEUE_FULL` only when
+   * every stored job is running (a capacity below the concurrency), which rolls the caller's frame back.
+   */
+  persist(jobs: readonly ToMeshJob[], afterCommit: (fn: () => void) => void): void {
+    if (jobs.length === 0) return;
+    const written: Array<{ seq: number; job: ToMeshJob }> = [];
+    const dropped: number[] = [];
+    for (const job of jobs) {
+      // Sizes and rows as the transaction sees them, so several frames of one batch (and a rollback) count right.
+      while (this.queue.size() >= this.options.capacity) {
+        const victim = this.oldestIdleRow();
+        if (victim === undefined) break;
+        this.queue.remove(victim);
+        dropped.push(victim);
       }
+      written.push({ seq: this.queue.push(JSON.stringify(job)), job });
+    }
+    afterCommit(() => this.adopt(written, dropped));
+  }
+
+  /** The oldest stored job that is not running (running jobs are never dropped: their delivery is under way). */
+  private oldestIdleRow(): number | undefined {
+    const running = new Set<number>();
+    for (const item of this.items) if (item.running) running.add(item.seq);
+    for (const row of this.queue.peek(running.size + 1)) if (!running.has(row.seq)) return row.seq;
+    return undefined;
+  }
+
+  /** After the commit: the dropped rows leave memory (counted), the written ones join it, and the queue runs. */
+  private adopt(written: ReadonlyArray<{ seq: number; job: ToMeshJob }>, dropped: readonly number[]): void {
+    const gone = new Set(dropped);
+    for (const seq of dropped) {
+      const at = this.items.findIndex((i) => i.seq === seq);
+      if (at < 0) continue;
+      const [item] = this.items.splice(at, 1);
+      this.droppedCount += 1;
+      this.hooks.onDropped?.(item!.job);
+    }
+    if (this.stopped) return;
+    const now = this.clock.now();
+    for (const { seq, job } of written) {
+      if (gone.has(seq)) {
+        // Written and pushed out again by a later job of the same call: a burst into a full queue.
+        this.droppedCount += 1;
+        this.hooks.onDropped?.(job);
+        continue;
+      }
+      this.items.push({ seq, job, attempts: 0, tries: 0, notBefore: now, running: false, progress: {} });
+    }
+    this.schedulePump();
+  }
+
+  /**
+   * One pump after every adoption of a batch: the effects of several frames run back to back, and a job adopted by
+   * one must not start before the next has had its chance to drop it.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
     });
-    this.pump();
   }
 
   /** A neighbour came up: jobs that were waiting for a route go now. */
@@ -193,7 +254,8 @@ export class ToMeshQueue {
   private remove(item: Item): void {
     const at = this.items.indexOf(item);
     if (at >= 0) this.items.splice(at, 1);
-    if (!this.store.closed) this.queue.remove(item.seq);
+    // Not waited for on disk: a removal lost to a power cut only sends the job once more, under the same mesh ids.
+    if (!this.store.closed) this.store.transaction(() => this.queue.remove(item.seq), { deferSync: true });
     if (this.items.length === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
 }

@@ -58,6 +58,11 @@ import { utf8Length } from '../bytes';
 export const DEVICE_ID_KEY = 'hub.device_id';
 export const HISTORY_QUEUE = 'hub.history-transit';
 /**
+ * Group commit of the outbox: under load, commits are at least this far apart, so that each carries many sends
+ * (and each fsync many commits); a lone send is still committed in the next turn of the event loop.
+ */
+const MIN_COMMIT_GAP_MS = 2;
+/**
  * Rows of answered sends are removed with the next commit of new sends, or on their own after this long (a lost
  * removal costs one idempotent resend, so they need not be written at once).
  */
@@ -123,11 +128,15 @@ export class HubClient {
   /** Sends checked and waiting for the next group commit to the outbox. */
   private staged: Array<Omit<OutboxRecord, 'v'>> = [];
   private stageScheduled = false;
-  /** Committed sends whose fsync is running, oldest first. */
+  /** Committed sends whose fsync has not ended yet, oldest first. */
   private syncing: SyncGroup[] = [];
-  private syncsRunning = 0;
+  /** Hub answers that came before the send's own fsync ended: reported right after it (`queued` comes first). */
+  private readonly earlyAcks = new Map<OutboxEntry, SendAck>();
+  /** When the last group commit ran (real time: this is I/O batching, not protocol timing). */
+  private lastCommitAt = -Infinity;
   private removalTimer: ReturnType<typeof setTimeout> | undefined;
   private removalScheduled = false;
+  private pumpScheduled = false;
   private readonly persisters = new InboundPersisters();
 
   private statusValue: HubStatus;
@@ -237,6 +246,17 @@ export class HubClient {
     return this;
   }
 
+  /**
+   * Makes a consumer's own durable write part of the store transaction that records each received message in the
+   * inbox, so that the two commit together: a crash can no longer fall between "seen" and "taken over". The
+   * persister is called synchronously for every message about to be reported on `message` (same value), writes
+   * only through `client.store`, and defers in-memory work to `tx.afterCommit`; if it throws, the frame is rolled
+   * back and quarantined (see inbound-persister.ts). Returns the function that removes it.
+   */
+  addInboundPersister(persister: InboundPersister): () => void {
+    return this.persisters.add(persister);
+  }
+
   /** Opens the connection (and keeps it open until `stop`). Sends made before are kept in the outbox. */
   start(): void {
     if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'a stopped client cannot be started again; create a new one');
@@ -269,6 +289,12 @@ export class HubClient {
     this.teardownConnectionTimers();
     this.ack.end();
     this.clock.clearTimeout(this.outboxTimer);
+    clearTimeout(this.removalTimer);
+    this.removalTimer = undefined;
+    this.commitRemovals();
+    // Every committed send is on disk (or has failed) before its caller hears CLIENT_STOPPED with `durable: true`.
+    // The groups' own handlers run first: their promises settle no later than this one.
+    if (this.syncing.length > 0) await this.store.sync().catch(() => undefined);
     this.typingIn.clear();
     this.permissions.clear();
     this.resetRequest?.reject(new HubError('CLIENT_STOPPED', 'the client stopped before the cursor reset was confirmed'));
@@ -703,9 +729,11 @@ export class HubClient {
   // ─── send path ───────────────────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Checks and composes a send now (a refusal rejects at once), then stages it: every send of one event-loop turn
-   * is written to the outbox in one transaction (group commit, one fsync for a burst) before any of them goes on
-   * the wire. `queued` reports each send once it is durable.
+   * Checks and composes a send now (a refusal rejects at once), then stages it for the group commit: the sends of
+   * one event-loop turn are written to the outbox in one transaction, and that commit is synced to disk off the
+   * event loop (`store.sync()`). While an fsync runs, new sends keep gathering and go in one commit as soon as it
+   * ends (nothing committed meanwhile could be on disk sooner), so one fsync carries every send of its interval
+   * and a send waits for at most two. Only then does a send go on the wire and `queued` report it.
    */
   private enqueue(compose: () => Composed, tagOf: () => unknown): SendHandle {
     let c: Composed | undefined;
@@ -734,7 +762,9 @@ export class HubClient {
       });
       if (!this.stageScheduled) {
         this.stageScheduled = true;
-        setImmediate(() => this.commitStaged());
+        const wait = this.lastCommitAt + MIN_COMMIT_GAP_MS - performance.now();
+        if (wait > 0) setTimeout(() => this.commitStaged(), wait);
+        else setImmediate(() => this.commitStaged());
       }
       return pending.handle;
     } catch (err) {
@@ -742,31 +772,132 @@ export class HubClient {
     }
   }
 
-  /** Makes the staged sends durable, then puts them on the wire. */
+  /**
+   * Commits the staged sends (and the pending removals of answered ones) in one transaction that does not wait for
+   * the disk, puts them on the wire, and asks the store to sync (`store.sync()`: in the thread pool, one fsync
+   * shared by every commit meanwhile); `synced` reports them once it ended.
+   */
   private commitStaged(): void {
     this.stageScheduled = false;
+    if (this.staged.length === 0) return;
+    this.lastCommitAt = performance.now();
     const batch = this.staged.splice(0);
-    if (batch.length === 0) return;
+    clearTimeout(this.removalTimer);
+    this.removalTimer = undefined;
     let results: ReturnType<Outbox['addBatch']>;
     try {
-      results = this.outbox.addBatch(batch);
+      results = this.outbox.addBatch(batch, { deferSync: true });
     } catch (err) {
       const error = err instanceof HubError ? err : new HubError('STORE_FAILED', String(err));
       this.warn(error);
       for (const record of batch) this.settleWaiter(record.traceId, undefined, error);
       return;
     }
+    const entries: OutboxEntry[] = [];
     results.forEach((r, i) => {
-      if ('error' in r) {
-        this.settleWaiter(batch[i].traceId, undefined, r.error);
-        return;
-      }
-      const e = r.entry;
-      const queued: SendQueued = { event: e.event, messageId: e.messageId, traceId: e.traceId, chatId: e.chatId, ...(e.tag !== undefined ? { tag: e.tag } : {}) };
-      this.emitter.emit('queued', queued);
-      this.waiters.get(e.traceId)?.settleQueued(queued);
+      if ('error' in r) this.settleWaiter(batch[i].traceId, undefined, r.error);
+      else entries.push(r.entry);
     });
+    if (entries.length === 0) return;
+    const group: SyncGroup = { through: entries[entries.length - 1].localSeq, entries };
+    this.syncing.push(group);
+    // Nothing to wait for in memory: a commit that returned is all the durability there is.
+    if (this.store.kind === 'memory') {
+      this.synced(group, undefined);
+      return;
+    }
+    this.store.sync().then(
+      () => this.synced(group, undefined),
+      (err: unknown) => this.synced(group, err),
+    );
+    // The fsync and the hub's round trip overlap; an answer that wins the race waits for the fsync (`earlyAcks`).
     this.pump();
+  }
+
+  /** The fsync of `group` (and of every group before it) ended: report its sends as queued (and early answers), or fail them. */
+  private synced(group: SyncGroup, err: unknown): void {
+    if (err === undefined) this.outbox.markDurable(group.through);
+    else this.warn(new HubError('STORE_FAILED', `the outbox could not be synced to disk; its latest sends are refused: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err }));
+    while (this.syncing.length > 0 && this.syncing[0].through <= group.through) {
+      const g = this.syncing.shift() as SyncGroup;
+      for (const e of g.entries) {
+        const early = this.earlyAcks.get(e);
+        if (early !== undefined) {
+          // Answered already: the hub has it, which no disk failure here can undo.
+          this.earlyAcks.delete(e);
+          this.reportQueued(e);
+          this.emitter.emit('ack', early);
+          this.settleWaiter(e.traceId, early, undefined);
+          continue;
+        }
+        if (!this.outbox.holds(e)) continue; // refused or expired meanwhile
+        if (err === undefined) this.reportQueued(e);
+        else this.failUnsynced(e, err);
+      }
+    }
+    if (this.stopping) return;
+    this.pump();
+  }
+
+  private reportQueued(e: OutboxEntry): void {
+    const queued: SendQueued = { event: e.event, messageId: e.messageId, traceId: e.traceId, chatId: e.chatId, ...(e.tag !== undefined ? { tag: e.tag } : {}) };
+    this.emitter.emit('queued', queued);
+    this.waiters.get(e.traceId)?.settleQueued(queued);
+  }
+
+  /**
+   * A send whose fsync failed: its caller learns it is not durable (it may have reached the hub: the hub dedups a
+   * retry with the same id), its row is dropped if the disk still lets us, and a late answer is ignored.
+   */
+  private failUnsynced(entry: OutboxEntry, err: unknown): void {
+    try {
+      this.outbox.removeDurable(entry);
+    } catch {
+      // The disk is failing; the row may go out after a restart, with the same ids (the hub dedups it).
+    }
+    this.outbox.forget(entry);
+    this.settleWaiter(
+      entry.traceId,
+      undefined,
+      new HubError('STORE_FAILED', `the send could not be made durable: ${(err as Error)?.message ?? String(err)}`, {
+        event: entry.event,
+        messageId: entry.messageId,
+        traceId: entry.traceId,
+        chatId: entry.chatId,
+        durable: false,
+        ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
+      }, { cause: err }),
+    );
+  }
+
+  /** Rows of answered sends: with the next commit of sends, or on their own shortly (or at once when many). */
+  private scheduleRemovals(pending: number): void {
+    if (pending >= REMOVAL_BATCH) {
+      if (this.removalScheduled) return;
+      this.removalScheduled = true;
+      setImmediate(() => {
+        this.removalScheduled = false;
+        this.commitRemovals();
+      });
+      return;
+    }
+    if (this.removalTimer !== undefined || this.stopping) return;
+    // A real timer, not the injected clock: this is I/O batching, not protocol timing.
+    this.removalTimer = setTimeout(() => {
+      this.removalTimer = undefined;
+      this.commitRemovals();
+    }, REMOVAL_DELAY_MS);
+    this.removalTimer.unref?.();
+  }
+
+  private commitRemovals(): void {
+    if (this.outbox.pendingRemovals === 0 || this.store.closed) return;
+    try {
+      // No fsync waited for: a removal lost in a crash only repeats a send the hub dedups.
+      this.outbox.commitRemovals({ deferSync: true });
+    } catch (err) {
+      this.warn(err instanceof HubError ? err : new HubError('STORE_FAILED', String(err)));
+    }
   }
 
   private checkGate(chatId: string): void {
@@ -784,6 +915,16 @@ export class HubClient {
         limit: this.o.maxFrameBytes,
       });
     }
+  }
+
+  /** One pump for a whole batch of answers (each frees a slot of the window), after its effects ran. */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   /** Puts sendable outbox entries on the live connection, oldest first, within the in-flight window. */
@@ -868,10 +1009,20 @@ export class HubClient {
   private settlement(): SendSettlement {
     return {
       acked: (entry, ack) => {
-        this.outbox.forget(entry);
+        // Answered twice in one batch (a retransmit): report it once.
+        if (!this.outbox.holds(entry)) return;
+        const durable = this.outbox.isDurable(entry);
+        const pending = this.outbox.retire(entry);
+        if (this.store.kind === 'memory') this.commitRemovals();
+        else this.scheduleRemovals(pending);
+        this.schedulePump();
+        if (!durable) {
+          // Faster than our own fsync: reported right after `queued`, when that fsync ends (`synced`).
+          this.earlyAcks.set(entry, ack);
+          return;
+        }
         this.emitter.emit('ack', ack);
         this.settleWaiter(entry.traceId, ack, undefined);
-        this.pump();
       },
       rejected: (entry, rejection) => {
         if (entry) this.outbox.forget(entry);
@@ -891,7 +1042,7 @@ export class HubClient {
               ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
             }),
           );
-          this.pump();
+          this.schedulePump();
         }
       },
     };
@@ -949,6 +1100,7 @@ export class HubClient {
       history: this.history,
       notifySeen: this.store.seen('hub.notify-events', { capacity: 10_000 }),
       sends: this.settlement(),
+      persisters: this.persisters,
       inboxBodyMaxBytes: 64 * 1024,
       emit: (event, value) => this.emitter.emit(event, value),
       replayDone: (sessionId) => this.onReplayDone(sessionId, false),

@@ -7,12 +7,12 @@
  * In memory it tracks what is on the wire: at most `maxInFlight` frames unanswered, each with its own deadline on
  * the client's clock; a frame whose deadline passes is sent again (same ids) on the live connection.
  *
- * Group commit (the client drives it): a batch may be committed with `deferSync` (written, safe from a process
- * kill, on disk once the store's next `sync()` resolves). Such entries are indexed at once (they count against
- * the capacity) but are neither sendable nor listed until `markDurable` says the disk has them: nothing goes on
- * the wire, and no caller hears "queued", before it would survive a power cut. Rows of answered sends are removed
- * lazily (`retire`): the removal rides along with the next commit, because a removal lost in a crash only makes
- * the send go out once more with the same ids, which the hub's inbox absorbs and answers again.
+ * Group commit (the client drives it): a batch may be committed with `deferSync` (written, so a process kill
+ * loses nothing, and on disk once the store's next `sync()` resolves). Such entries are indexed and sendable at
+ * once, but listed (`list`, the client's `pendingSends`) only after `markDurable` says the disk has them: the
+ * client reports them `queued` at that moment. Rows of answered sends are removed lazily (`retire`): the removal
+ * rides along with the next commit, because a removal lost in a crash only makes the send go out once more with
+ * the same ids, which the hub's inbox absorbs and answers again.
  */
 import type { Clock } from './clock';
 import { HubError } from './errors';
@@ -200,7 +200,7 @@ export class Outbox {
     return this.byMsgId.get(messageId);
   }
 
-  /** Entries to put on the wire now (oldest first, durable ones only), marked in flight. */
+  /** Entries to put on the wire now (oldest first), marked in flight. */
   takeSendable(): OutboxEntry[] {
     const room = this.options.maxInFlight - this.inFlightCount;
     const out: OutboxEntry[] = [];
@@ -208,8 +208,6 @@ export class Outbox {
     const now = this.clock.now();
     for (const entry of this.entries.values()) {
       if (out.length >= room) break;
-      // Seq order is commit order, so everything after the first entry not yet on disk is not either.
-      if (entry.localSeq > this.durableSeq) break;
       if (entry.inFlight) continue;
       entry.inFlight = true;
       entry.attempts++;
@@ -310,6 +308,7 @@ export class Outbox {
   list(): OutboxEntry[] {
     const out: OutboxEntry[] = [];
     for (const e of this.entries.values()) {
+      // Seq order is commit order: after the first entry not yet on disk, none is.
       if (e.localSeq > this.durableSeq) break;
       out.push({ ...e });
     }
