@@ -14,6 +14,7 @@
  * jobs wait for `wake()`, which the bridge calls when a neighbour comes up, or for their backoff.
  */
 import type { Queue, Store } from '../../lib/store';
+import { coalesced } from '../../lib/coalesce';
 import type { RouterClock } from '../router';
 import { parseJob, type ToMeshJob } from './hub-to-mesh';
 
@@ -60,7 +61,11 @@ export class ToMeshQueue {
   private stopped = false;
   private readonly abort = new AbortController();
   private droppedCount = 0;
-  private pumpScheduled = false;
+  /**
+   * One pump after every adoption of a batch: the effects of several frames run back to back, and a job adopted by
+   * one must not start before the next has had its chance to drop it.
+   */
+  private readonly schedulePump = coalesced(() => this.pump());
   private readonly idleWaiters: Array<() => void> = [];
 
   constructor(
@@ -159,19 +164,6 @@ export class ToMeshQueue {
       this.items.push({ seq, job, attempts: 0, tries: 0, notBefore: now, running: false, progress: {} });
     }
     this.schedulePump();
-  }
-
-  /**
-   * One pump after every adoption of a batch: the effects of several frames run back to back, and a job adopted by
-   * one must not start before the next has had its chance to drop it.
-   */
-  private schedulePump(): void {
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    queueMicrotask(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
   }
 
   /** A neighbour came up: jobs that were waiting for a route go now. */

@@ -24,6 +24,7 @@
  */
 import type { Logger } from 'pino';
 import type { Queue, SeenSet, Store } from '../../lib/store';
+import { coalesced } from '../../lib/coalesce';
 import type { MqttConnection, PublishOptions } from './connection';
 
 export type Settle = (published: boolean) => void;
@@ -111,7 +112,11 @@ export class MqttOutbox {
   /** Accepted this turn, not yet committed. */
   private batch: Waiting[] = [];
   private flushScheduled = false;
-  private pumpScheduled = false;
+  /**
+   * PUBACKs come in bursts (many in one read from the socket, handled one by one); refilling the window once after
+   * the burst sends the new publishes in one write instead of one write per PUBACK.
+   */
+  private readonly schedulePump = coalesced(() => this.pump(), setImmediate);
   private lastCommitAt = 0;
   private removalTimer: ReturnType<typeof setTimeout> | undefined;
   /** Committed and not yet sent on the current connection, oldest first. */
@@ -479,19 +484,6 @@ export class MqttOutbox {
     else this.scheduleRemoval();
     if (this.depth === 0) for (const w of this.emptyWaiters.splice(0)) w();
     this.schedulePump();
-  }
-
-  /**
-   * PUBACKs come in bursts (many in one read from the socket, handled one by one); refilling the window once after
-   * the burst sends the new publishes in one write instead of one write per PUBACK.
-   */
-  private schedulePump(): void {
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    setImmediate(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
   }
 
   private commitAcked(): void {

@@ -54,6 +54,7 @@ import { TypingProducer, TypingReceiver } from './typing';
 import { InboundPersisters, type InboundPersister } from './inbound-persister';
 import { MemoryStore, type Queue, type Store } from '../store';
 import { utf8Length } from '../bytes';
+import { coalesced } from '../coalesce';
 
 export const DEVICE_ID_KEY = 'hub.device_id';
 export const HISTORY_QUEUE = 'hub.history-transit';
@@ -136,7 +137,8 @@ export class HubClient {
   private lastCommitAt = -Infinity;
   private removalTimer: ReturnType<typeof setTimeout> | undefined;
   private removalScheduled = false;
-  private pumpScheduled = false;
+  /** One pump for a whole batch of answers (each frees a slot of the window), after its effects ran. */
+  private readonly schedulePump = coalesced(() => this.pump());
   private readonly persisters = new InboundPersisters();
 
   private statusValue: HubStatus;
@@ -915,16 +917,6 @@ export class HubClient {
         limit: this.o.maxFrameBytes,
       });
     }
-  }
-
-  /** One pump for a whole batch of answers (each frees a slot of the window), after its effects ran. */
-  private schedulePump(): void {
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    queueMicrotask(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
   }
 
   /** Puts sendable outbox entries on the live connection, oldest first, within the in-flight window. */
