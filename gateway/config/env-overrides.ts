@@ -2,7 +2,8 @@
  * `CLAWLING_*` environment variables override the configuration file, one variable per setting, found by walking the
  * schema: the rest of the name, lowercased, is split on `_` and matched greedily against the property names at each
  * level, so `CLAWLING_MQTT_BASE_TOPIC` is `mqtt.base_topic` and `CLAWLING_MQTT_TLS_CA` is `mqtt.tls.ca`. Array
- * items take their index (`CLAWLING_RADIOS_0_KIND`); a whole object or array takes YAML or JSON
+ * items take their index (`CLAWLING_RADIOS_0_KIND`), down to any depth (`CLAWLING_RADIOS_0_PEERS_1_MTU`, through the
+ * settings of that radio's kind); a whole object or array takes YAML or JSON
  * (`CLAWLING_RADIOS='[{id: sim0, kind: simulated}]'`). The value is converted to the type the schema asks for.
  */
 import YAML from 'yaml';
@@ -33,10 +34,42 @@ function typesOf(schema: JsonSchema): string[] {
   return [];
 }
 
-/** Resolves the tokens of a variable name to a path and the schema found there. */
-function resolve(schema: JsonSchema, tokens: string[]): { path: Array<string | number>; schema: JsonSchema } | undefined {
+/** Whether `value` satisfies an `if` of the plain form the schemas use: `{ properties: { key: { const } } }`. */
+function conditionHolds(condition: JsonSchema, value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const props = (condition.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.entries(props).every(([key, rule]) => !('const' in rule) || (value as Record<string, unknown>)[key] === rule.const);
+}
+
+/**
+ * The properties a value of `node` may have, with the branches of `allOf: [{ if, then }]` (a radio's kind-specific
+ * settings) merged in: the branch whose `if` the value already satisfies, or every branch while it says nothing
+ * (then the first one naming a property decides its type). `closed` when that effective schema allows nothing else.
+ */
+function effectiveProperties(node: JsonSchema, value: unknown): { props: Record<string, JsonSchema>; closed: boolean } {
+  const props: Record<string, JsonSchema> = { ...((node.properties ?? {}) as Record<string, JsonSchema>) };
+  let closed = node.additionalProperties === false;
+  const branches = ((node.allOf ?? []) as JsonSchema[]).filter((b) => b.if && b.then);
+  const chosen = branches.filter((b) => conditionHolds(b.if as JsonSchema, value));
+  for (const branch of chosen.length > 0 ? chosen : branches) {
+    const then = branch.then as JsonSchema;
+    for (const [name, child] of Object.entries((then.properties ?? {}) as Record<string, JsonSchema>)) {
+      // A branch's own `kind: { const }` is no better a guide than the enum beside it.
+      if (!(name in props) || chosen.length > 0) props[name] = child;
+    }
+    if (then.additionalProperties === false) closed = true;
+  }
+  return { props, closed };
+}
+
+/**
+ * Resolves the tokens of a variable name to a path and the schema found there, reading `current` (the
+ * configuration as it stands) to pick the kind-specific branch of a list item.
+ */
+function resolve(schema: JsonSchema, tokens: string[], current: unknown): { path: Array<string | number>; schema: JsonSchema } | undefined {
   const path: Array<string | number> = [];
   let node: JsonSchema = schema;
+  let value: unknown = current;
   let i = 0;
   while (i < tokens.length) {
     const types = typesOf(node);
@@ -45,25 +78,26 @@ function resolve(schema: JsonSchema, tokens: string[]): { path: Array<string | n
       if (!/^\d+$/.test(index)) return undefined;
       path.push(Number(index));
       node = node.items as JsonSchema;
+      value = Array.isArray(value) ? value[Number(index)] : undefined;
       i += 1;
       continue;
     }
-    const props = (node.properties ?? {}) as Record<string, JsonSchema>;
+    const { props, closed } = effectiveProperties(node, value);
     let matched = false;
     for (let j = tokens.length; j > i; j -= 1) {
       const name = tokens.slice(i, j).join('_');
       if (Object.prototype.hasOwnProperty.call(props, name)) {
         path.push(name);
         node = props[name]!;
+        value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
         i = j;
         matched = true;
         break;
       }
     }
     if (matched) continue;
-    // An open object (a radio's kind-specific options, the hub section before its extension loads) takes the rest
-    // of the name as one key.
-    if (node.additionalProperties !== false && (types.includes('object') || node.properties)) {
+    // An open object (the hub section before its extension loads) takes the rest of the name as one key.
+    if (!closed && (types.includes('object') || node.properties)) {
       path.push(tokens.slice(i).join('_'));
       return { path, schema: {} };
     }
@@ -135,7 +169,7 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
     const value = env[variable];
     if (value === undefined) continue;
     const tokens = variable.slice(PREFIX.length).toLowerCase().split('_').filter((t) => t.length > 0);
-    const found = tokens.length ? resolve(schema, tokens) : undefined;
+    const found = tokens.length ? resolve(schema, tokens, raw) : undefined;
     if (!found || found.path.length === 0) {
       result.unknown.push(variable);
       continue;

@@ -116,6 +116,34 @@ describe('gateway config: loadConfig', () => {
     assert.deepEqual(env.unknown, ['CLAWLING_NOPE']);
   });
 
+  it("reaches any depth of a radio entry through the settings of that radio's kind", () => {
+    const { config, env } = loadConfig({
+      text: 'radios:\n  - {id: sim0, kind: simulated}\n  - {id: usb0, kind: serial, path: /dev/ttyUSB0}\n',
+      env: {
+        CLAWLING_RADIOS_0_PEERS_0_ID: 'porch',
+        CLAWLING_RADIOS_0_PEERS_0_MTU: '185',
+        CLAWLING_RADIOS_0_PEERS_0_TALK_EVERY_MS: '500',
+        CLAWLING_RADIOS_1_MATCH_VENDOR_ID: '2341',
+        CLAWLING_RADIOS_1_BAUD_RATE: '9600',
+        // A radio added by the environment alone: its kind (a shorter name, so applied first) picks its settings.
+        CLAWLING_RADIOS_2_ID: 'ble0',
+        CLAWLING_RADIOS_2_KIND: 'ble',
+        CLAWLING_RADIOS_2_PERIPHERAL_MAX_CLIENTS: '2',
+        CLAWLING_RADIOS_0_PEERZ: 'typo',
+        CLAWLING_RADIOS_1_PEERS_0_ID: 'not a serial setting',
+      },
+      cwd: dir,
+    });
+    type Entry = { kind?: string; peers?: unknown; baud_rate?: number; match?: { vendor_id?: unknown }; peripheral?: { max_clients?: number } };
+    const radios = config.radios as unknown as Entry[];
+    assert.deepEqual(radios[0]!.peers, [{ id: 'porch', mtu: 185, talk: { every_ms: 500 }, auto_ack: true }]);
+    assert.equal(radios[1]!.match?.vendor_id, '2341', 'a string setting stays a string');
+    assert.equal(radios[1]!.baud_rate, 9600);
+    assert.equal(radios[2]!.kind, 'ble');
+    assert.equal(radios[2]!.peripheral?.max_clients, 2);
+    assert.deepEqual(env.unknown, ['CLAWLING_RADIOS_0_PEERZ', 'CLAWLING_RADIOS_1_PEERS_0_ID']);
+  });
+
   it('names the variable when its value cannot have the setting type', () => {
     const found = problems(() => loadConfig({ text: '', env: { CLAWLING_HTTP_PORT: 'eighty' } }));
     assert.deepEqual(found, [{ path: 'http.port', problem: "CLAWLING_HTTP_PORT must be a number, got 'eighty'" }]);
