@@ -26,7 +26,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 export = function (RED: NodeAPI) {
   function DictionaryApplyNode(this: Node, config: DictionaryApplyDef) {
     RED.nodes.createNode(this, config);
-    const status = new NodeStatusReporter(this, RED._('dictionary-apply.status.done'));
+    const status = new NodeStatusReporter(this, RED._('dictionary-apply.status.done'), RED._('dictionary-apply.status.failed'));
     const output = config.output === 'json' || config.output === 'hex' ? config.output : 'buffer';
 
     this.on('input', (input, send, done) => {

@@ -28,7 +28,7 @@ function list(value: string[] | string | undefined): string[] {
 export = function (RED: NodeAPI) {
   function HubIn(this: Node, def: HubInDef): void {
     RED.nodes.createNode(this, def);
-    const status = new HubNodeStatus(this, RED._('hub-in.status.received'));
+    const status = new HubNodeStatus(this, RED._('hub-in.status.received'), RED._('hub-in.status.failed'));
     const hub = RED.nodes.getNode(def.hub);
     const requested = def.events === undefined ? ['message'] : list(def.events);
     const unknown = requested.filter((e) => !isHubInEvent(e));

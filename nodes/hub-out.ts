@@ -43,7 +43,7 @@ export = function (RED: NodeAPI) {
   function HubOut(this: Node, def: HubOutDef): void {
     RED.nodes.createNode(this, def);
     const nodeId = this.id;
-    const status = new HubNodeStatus(this, RED._('hub-out.status.sent'));
+    const status = new HubNodeStatus(this, RED._('hub-out.status.sent'), RED._('hub-out.status.failed'));
     const hub = RED.nodes.getNode(def.hub);
     const defaults = { action: def.action ?? 'send', chatId: (def.chat ?? '').trim() };
     /** Trace ids of the sends this instance still waits on: their answers are reported through their promises. */

@@ -47,7 +47,7 @@ function hasEndpoint(node: unknown): node is MediaEndpointProvider {
 export = function (RED: NodeAPI) {
   function MediaUploadNode(this: Node, config: MediaUploadDef): void {
     RED.nodes.createNode(this, config);
-    const status = new NodeStatusReporter(this, RED._('media-upload.status.uploaded'));
+    const status = new NodeStatusReporter(this, RED._('media-upload.status.uploaded'), RED._('media-upload.status.failed'));
     const hub = RED.nodes.getNode(config.hub);
     const maxBytes = Math.round(whole(config.maxMiB, DEFAULT_MAX_BYTES / MIB) * MIB) || DEFAULT_MAX_BYTES;
     const retries = Math.floor(whole(config.retries, 2));

@@ -30,7 +30,7 @@ function isFragment(bytes: Uint8Array): boolean {
 export = function (RED: NodeAPI) {
   function MeshDecodeNode(this: Node, config: MeshDecodeDef): void {
     RED.nodes.createNode(this, config);
-    const status = new NodeStatusReporter(this, RED._('mesh-decode.status.decoded'));
+    const status = new NodeStatusReporter(this, RED._('mesh-decode.status.decoded'), RED._('mesh-decode.status.failed'));
     const reassembler = config.reassemble === true ? new FragmentReassembler() : undefined;
     const sweeper = reassembler ? setInterval(() => reassembler.sweep(), SWEEP_INTERVAL_MS) : undefined;
     sweeper?.unref();

@@ -40,7 +40,7 @@ function optionalNumber(value: unknown): number | undefined {
 export = function (RED: NodeAPI) {
   function MeshEncodeNode(this: Node, config: MeshEncodeDef): void {
     RED.nodes.createNode(this, config);
-    const status = new NodeStatusReporter(this, RED._('mesh-encode.status.encoded'));
+    const status = new NodeStatusReporter(this, RED._('mesh-encode.status.encoded'), RED._('mesh-encode.status.failed'));
     const formatSetting = config.format === 'binary' || config.format === 'msg' ? config.format : 'json';
     const fragment = config.fragment === true;
     const mtuSetting = optionalNumber(config.mtu);

@@ -350,7 +350,7 @@ describe('hub-out node', function () {
       assert.equal(got.error?.source?.id, 'out');
     }
     assert.equal(uplinks(), before, 'nothing reached the hub');
-    await waitStatus(helper, n.out, (s) => s.fill === 'red' && String(s.text).includes(`${cases.length} failed`));
+    await waitStatus(helper, n.out, (s) => s.fill === 'red' && String(s.text).includes(`${cases.length} hub-out.status.failed`));
   });
 
   it('accepts a send while the hub is down and delivers it on reconnect, reporting the ack then', async () => {
@@ -406,7 +406,7 @@ describe('hub-out node', function () {
       const e = error.payload as Record<string, unknown>;
       assert.deepEqual([e.event, e.code, e.origin, e.chat_id, e.message_id], ['message.error', 'chat_not_found', 'hub', CHAT_OTHER, refused.message_id]);
       assert.equal(typeof e.rejected_at, 'number', "the hub's rejected_at");
-      await waitStatus(helper, m.out, (s) => String(s.text).includes('1 hub-out.status.sent') && String(s.text).includes('1 failed'));
+      await waitStatus(helper, m.out, (s) => String(s.text).includes('1 hub-out.status.sent') && String(s.text).includes('1 hub-out.status.failed'));
     } finally {
       await helper.unload();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -114,7 +114,7 @@ describe('mesh-decode node', function () {
     assert.deepEqual(codes, ['TRUNCATED', 'BAD_UUID', 'BAD_BASE64', 'NOT_BYTES']);
     const last = (await statuses)[3];
     assert.equal(last.status?.fill, 'red');
-    assert.match(String(last.status?.text), /4 failed \(NOT_BYTES\)/);
+    assert.match(String(last.status?.text), /4 mesh-decode.status.failed \(NOT_BYTES\)/);
   });
 
   it('reassembles fragments arriving one per message, in any order, and sends one message when complete', async () => {
