@@ -9,16 +9,13 @@
  *   only the publishes in flight at a kill (bounded by kills × `mqtt.inflight`), never a mesh resend queued twice.
  */
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { encodeFrame } from '../../lib/mesh/frame';
-import { createMessage } from '../../lib/mesh/message';
-import { MessageId } from '../../lib/mesh/message-id';
-import { identityFromSeed } from '../../gateway/radios';
 import { startBroker, type TestBroker } from './support/broker';
 import { BASE, tempDir } from './support/gateway';
+import { driveThroughKills, killRunId } from './support/kill-driver';
 
 const TOTAL = 5000;
 const KILLS = 10;
@@ -26,14 +23,7 @@ const WINDOW = 400;
 const INFLIGHT = 32;
 const RESEND_AFTER_MS = 700;
 
-function idFor(i: number): string {
-  const bytes = Buffer.alloc(16);
-  bytes.writeUInt32BE(0x6b696c6c, 0);
-  bytes.writeUInt32BE(i, 12);
-  bytes[6] = 0x40 | (bytes[6]! & 0x0f);
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  return MessageId.fromBytes(bytes).toString();
-}
+const ID_PREFIX = 'killtest';
 
 describe('gateway under SIGKILL (child process, state folder, aedes)', function () {
   this.timeout(120000);
@@ -64,8 +54,6 @@ describe('gateway under SIGKILL (child process, state folder, aedes)', function 
         http: { enabled: false },
       }),
     );
-    const sender = identityFromSeed('clawling-sim:sim0:src').address;
-    const script = path.join(__dirname, 'support', 'kill-child.js');
     // The broker's log, read incrementally.
     const counts = new Map<string, number>();
     let read = 0;
@@ -79,110 +67,26 @@ describe('gateway under SIGKILL (child process, state folder, aedes)', function 
       return counts;
     };
     const early: string[] = [];
-
-    let address = '';
-    const frames = new Map<number, string>();
-    const acked = new Set<number>();
-    const sentAt = new Map<number, number>();
-    let ackedBeforePublish = 0;
-    let next = 0;
-    let kills = 0;
-    const killAt = Array.from({ length: KILLS }, (_, k) => Math.round(((k + 1) * TOTAL) / (KILLS + 1)) + ((k * 37) % 90));
-    let done: () => void = () => undefined;
-    const finished = new Promise<void>((resolve) => (done = resolve));
-    let ready = false;
-
-    const frameFor = (i: number): string => {
-      let f = frames.get(i);
-      if (!f) {
-        const m = createMessage({
-          id: idFor(i),
-          sender,
-          recipient: address,
-          app_id: 'kill-test',
-          priority: 'medium',
-          ttl: 8,
-          hop_count: 0,
-          timestamp: BigInt(1_700_000_000_000 + i),
-          content: `message ${i}`,
-        });
-        f = Buffer.from(encodeFrame(m, 'binary')).toString('base64');
-        frames.set(i, f);
-      }
-      return f;
-    };
-
-    // The phone's outbox: keep WINDOW messages outstanding, resend what waited too long.
-    const pump = (): void => {
-      if (!ready || !child) return;
-      const now = Date.now();
-      const batch: string[] = [];
-      for (const [i, at] of sentAt) if (now - at > RESEND_AFTER_MS) {
-        batch.push(frameFor(i));
-        sentAt.set(i, now);
-      }
-      while (sentAt.size < WINDOW && next < TOTAL) {
-        batch.push(frameFor(next));
-        sentAt.set(next, now);
-        next += 1;
-      }
-      if (batch.length) child.send({ type: 'frames', frames: batch });
-    };
-
-    const spawn = (): void => {
-      ready = false;
-      const c = fork(script, [configFile], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-      child = c;
-      c.on('message', (m: { type: string; address?: string; ids?: string[] }) => {
-        if (m.type === 'ready') {
-          address = m.address!;
-          ready = true;
-          // A restarted gateway knows nothing of what it was sent before: resend everything outstanding now.
-          for (const i of sentAt.keys()) sentAt.set(i, 0);
-          pump();
-          return;
-        }
-        if (m.type !== 'acks') return;
-        const atBroker = published();
-        for (const id of m.ids!) {
-          const i = Number.parseInt(id.slice(-8), 16);
-          if (!atBroker.has(id)) {
-            ackedBeforePublish += 1;
-            early.push(`${id}@kill${kills}`);
-          }
-          acked.add(i);
-          sentAt.delete(i);
-        }
-        if (acked.size === TOTAL) {
-          done();
-          return;
-        }
-        if (kills < KILLS && acked.size >= killAt[kills]!) {
-          kills += 1;
-          ready = false;
-          c.removeAllListeners('message');
-          c.once('exit', () => spawn());
-          c.kill('SIGKILL');
-          return;
-        }
-        pump();
-      });
-    };
-    const ticker = setInterval(pump, 200);
-    spawn();
-    try {
-      await finished;
-    } finally {
-      clearInterval(ticker);
-    }
-
+    const { kills } = await driveThroughKills({
+      configFile,
+      total: TOTAL,
+      kills: KILLS,
+      window: WINDOW,
+      resendAfterMs: RESEND_AFTER_MS,
+      idPrefix: ID_PREFIX,
+      appId: 'kill-test',
+      jitter: (k) => (k * 37) % 90,
+      onSpawn: (c) => (child = c),
+      onAck: (_, id) => {
+        if (!published().has(id.toString())) early.push(id.toString());
+      },
+    });
     assert.equal(kills, KILLS);
     published();
-    if (early.length) console.log('early', early.slice(0, 10));
-    const missing = Array.from({ length: TOTAL }, (_, i) => idFor(i)).filter((id) => !counts.has(id));
+    const missing = Array.from({ length: TOTAL }, (_, i) => killRunId(ID_PREFIX, i).toString()).filter((id) => !counts.has(id));
     assert.deepEqual(missing, [], 'every message reached the broker');
     assert.equal(counts.size, TOTAL, 'nothing but these messages');
-    assert.equal(ackedBeforePublish, 0, 'no ACK before the broker had the message');
+    assert.deepEqual(early, [], 'no ACK before the broker had the message');
     const repeats = [...counts.values()].reduce((a, n) => a + n - 1, 0);
     assert.ok(repeats <= KILLS * INFLIGHT, `${repeats} repeated publishes for ${KILLS} kills × ${INFLIGHT} in flight`);
     console.log(`      kill test: ${TOTAL} messages, ${kills} SIGKILLs, ${repeats} in-flight repeats at the broker, 0 lost, ${counts.size} distinct ids`);

@@ -9,18 +9,15 @@
  * - no ACK ever reached the phone before the hub had received the message.
  */
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { toCrockfordBase32 } from '../../../lib/bytes';
-import { encodeFrame } from '../../../lib/mesh/frame';
-import { createMessage } from '../../../lib/mesh/message';
-import { MessageId } from '../../../lib/mesh/message-id';
-import { identityFromSeed } from '../../../gateway/radios';
 import { startDevHub, type DevHub } from '../../../devhub';
 import { startBroker, type TestBroker } from '../support/broker';
 import { BASE, tempDir } from '../support/gateway';
+import { driveThroughKills, killRunId } from '../support/kill-driver';
 import { CHAT, GATEWAY_TOKEN, GATEWAY_USER, TESTER, TESTER_TOKEN } from './support/hub-site';
 
 const TOTAL = 5000;
@@ -28,14 +25,7 @@ const KILLS = 10;
 const WINDOW = 400;
 const RESEND_AFTER_MS = 1500;
 
-function meshId(i: number): MessageId {
-  const bytes = Buffer.alloc(16);
-  bytes.write('hubkill!', 0, 'latin1');
-  bytes.writeUInt32BE(i, 12);
-  bytes[6] = 0x40 | (bytes[6]! & 0x0f);
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  return MessageId.fromBytes(bytes);
-}
+const ID_PREFIX = 'hubkill!';
 
 describe('gateway with the hub bridge under SIGKILL (child process, dev hub, aedes)', function () {
   this.timeout(180000);
@@ -84,10 +74,6 @@ describe('gateway with the hub bridge under SIGKILL (child process, dev hub, aed
         },
       }),
     );
-    const sender = identityFromSeed('clawling-sim:sim0:src').address;
-    // The same support child as the MQTT kill test: the real runGateway, its peer `src` driven over IPC.
-    const script = path.join(__dirname, '..', 'support', 'kill-child.js');
-
     const hubHas = new Set<string>();
     let uplinks = 0;
     hub.admin.on('uplink', (u) => {
@@ -96,112 +82,27 @@ describe('gateway with the hub bridge under SIGKILL (child process, dev hub, aed
       uplinks += 1;
       hubHas.add(id);
     });
-    const frames = new Map<number, string>();
-    let address = '';
-    const frameFor = (i: number): string => {
-      let f = frames.get(i);
-      if (f === undefined) {
-        const m = createMessage({
-          id: meshId(i),
-          sender,
-          recipient: address,
-          app_id: 'hub-kill-test',
-          priority: 'medium',
-          ttl: 8,
-          hop_count: 0,
-          timestamp: BigInt(1_700_000_000_000 + i),
-          content: `message ${i}`,
-        });
-        f = Buffer.from(encodeFrame(m, 'binary')).toString('base64');
-        frames.set(i, f);
-      }
-      return f;
-    };
-
-    const acked = new Set<number>();
-    const outstanding = new Map<number, number>();
     const early: number[] = [];
-    let next = 0;
-    let kills = 0;
-    let ready = false;
-    const killAt = Array.from({ length: KILLS }, (_, k) => Math.round(((k + 1) * TOTAL) / (KILLS + 1)) + ((k * 53) % 120));
-    let finish: () => void = () => undefined;
-    let fail: (err: Error) => void = () => undefined;
-    const finished = new Promise<void>((resolve, reject) => {
-      finish = resolve;
-      fail = reject;
+    const { kills } = await driveThroughKills({
+      configFile,
+      total: TOTAL,
+      kills: KILLS,
+      window: WINDOW,
+      resendAfterMs: RESEND_AFTER_MS,
+      idPrefix: ID_PREFIX,
+      appId: 'hub-kill-test',
+      jitter: (k) => (k * 53) % 120,
+      onSpawn: (c) => (child = c),
+      onAck: (i, id) => {
+        if (!hubHas.has(`msg-${toCrockfordBase32(id.bytes)}`)) early.push(i);
+      },
     });
-
-    const pump = (): void => {
-      if (!ready || !child) return;
-      const now = Date.now();
-      const batch: string[] = [];
-      for (const [i, at] of outstanding) {
-        if (now - at <= RESEND_AFTER_MS) continue;
-        batch.push(frameFor(i));
-        outstanding.set(i, now);
-      }
-      while (outstanding.size < WINDOW && next < TOTAL) {
-        batch.push(frameFor(next));
-        outstanding.set(next, now);
-        next += 1;
-      }
-      if (batch.length > 0) child.send({ type: 'frames', frames: batch });
-    };
-
-    const spawn = (): void => {
-      ready = false;
-      const c = fork(script, [configFile], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-      child = c;
-      // A gateway that ends by itself (not by our SIGKILL) is a failure, not something to wait out.
-      c.once('exit', (code, signal) => {
-        if (signal !== 'SIGKILL') fail(new Error(`the gateway ended by itself (code ${code}, signal ${signal})`));
-      });
-      c.on('message', (m: { type: string; address?: string; ids?: string[] }) => {
-        if (m.type === 'ready') {
-          address = m.address!;
-          ready = true;
-          // A restarted gateway knows nothing of what it was sent: resend everything still outstanding now.
-          for (const i of outstanding.keys()) outstanding.set(i, 0);
-          pump();
-          return;
-        }
-        if (m.type !== 'acks') return;
-        for (const id of m.ids!) {
-          const i = Number.parseInt(id.replace(/-/g, '').slice(-8), 16);
-          if (!hubHas.has(`msg-${toCrockfordBase32(meshId(i).bytes)}`)) early.push(i);
-          acked.add(i);
-          outstanding.delete(i);
-        }
-        if (acked.size === TOTAL) {
-          finish();
-          return;
-        }
-        if (kills < KILLS && acked.size >= killAt[kills]!) {
-          kills += 1;
-          ready = false;
-          c.removeAllListeners('message');
-          c.once('exit', () => spawn());
-          c.kill('SIGKILL');
-          return;
-        }
-        pump();
-      });
-    };
-    const ticker = setInterval(pump, 200);
-    spawn();
-    try {
-      await finished;
-    } finally {
-      clearInterval(ticker);
-    }
-
     assert.equal(kills, KILLS);
     assert.deepEqual(early, [], 'no ACK before the hub had the message');
     const rows = hub.admin.inbox(TESTER);
     const counts = new Map<string, number>();
     for (const r of rows) counts.set(r.message_id, (counts.get(r.message_id) ?? 0) + 1);
-    const missing = [...Array(TOTAL).keys()].filter((i) => !counts.has(`msg-${toCrockfordBase32(meshId(i).bytes)}`));
+    const missing = [...Array(TOTAL).keys()].filter((i) => !counts.has(`msg-${toCrockfordBase32(killRunId(ID_PREFIX, i).bytes)}`));
     assert.deepEqual(missing, [], 'every message reached the hub');
     assert.equal(counts.size, TOTAL, 'nothing but these messages');
     assert.ok([...counts.values()].every((n) => n === 1), 'each exactly once by id');
