@@ -9,14 +9,14 @@ import {
   isObject,
   normalizeFragments,
   normalizeReply,
-  PROTOCOL_VERSION,
   STAMP_RESERVE_BYTES,
   staticStreaming,
   utf8Bytes,
   type Envelope,
 } from '../envelope';
 import { fanoutRow, originOf } from '../fanout';
-import { sendAck, sendError, traceOf, uplinkMessageId } from '../replies';
+import { sendAck, sendError, uplinkMessageId } from '../replies';
+import { chatFrameHead } from '../chat-frame';
 import type { Session } from '../session';
 
 export function onMessageSend(ctx: HubContext, session: Session, env: Envelope): void {
@@ -40,15 +40,7 @@ export function onMessageSend(ctx: HubContext, session: Session, env: Envelope):
   const messageId = uplinkMessageId(env) ?? ctx.ids.messageId();
   const event = env.event as string;
   const frame: Record<string, unknown> = {
-    version: PROTOCOL_VERSION,
-    event,
-    trace_id: traceOf(env),
-    emitted_at: ctx.now(),
-    chat_id: chat.id,
-    chat_type: chat.type,
-    ...(isObject(env.to) ? { to: env.to } : {}),
-    sender: senderOf(session),
-    origin_device_id: session.deviceId,
+    ...chatFrameHead(ctx, env, chat, event, senderOf(session), session.deviceId),
     ...(Array.isArray(env.ciphertext_fragments) ? { ciphertext_fragments: env.ciphertext_fragments } : {}),
     payload: {
       message_id: messageId,

@@ -6,9 +6,10 @@
  */
 import { gateChatUplink, senderOf } from '../chat-gate';
 import type { HubContext } from '../context';
-import { isObject, PROTOCOL_VERSION, STAMP_RESERVE_BYTES, utf8Bytes, type Envelope } from '../envelope';
+import { isObject, STAMP_RESERVE_BYTES, utf8Bytes, type Envelope } from '../envelope';
 import { fanoutRow, originOf } from '../fanout';
-import { sendAck, sendError, traceOf } from '../replies';
+import { sendAck, sendError } from '../replies';
+import { chatFrameHead } from '../chat-frame';
 import type { Session } from '../session';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -34,15 +35,7 @@ export function onReaction(ctx: HubContext, session: Session, env: Envelope): vo
   const reactor = session.user!.id;
   const slot = `rxn:${target}:${reactor}`;
   const frame = {
-    version: PROTOCOL_VERSION,
-    event: 'message.reaction',
-    trace_id: traceOf(env),
-    emitted_at: ctx.now(),
-    chat_id: chat.id,
-    chat_type: chat.type,
-    ...(isObject(env.to) ? { to: env.to } : {}),
-    sender: senderOf(session),
-    origin_device_id: session.deviceId,
+    ...chatFrameHead(ctx, env, chat, 'message.reaction', senderOf(session), session.deviceId),
     payload: { message_id: slot, target_message_id: target, emoji, removed, reactor_user_id: reactor },
   };
   const size = utf8Bytes(JSON.stringify(frame)) + STAMP_RESERVE_BYTES;

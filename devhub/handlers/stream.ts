@@ -10,14 +10,14 @@ import type { HubChat } from '../directory';
 import {
   isObject,
   normalizeFragments,
-  PROTOCOL_VERSION,
   STAMP_RESERVE_BYTES,
   staticStreaming,
   utf8Bytes,
   type Envelope,
 } from '../envelope';
 import { fanoutRow, originOf, relayToChat, type Origin } from '../fanout';
-import { sendError, traceOf } from '../replies';
+import { sendError } from '../replies';
+import { chatFrameHead } from '../chat-frame';
 import type { Session } from '../session';
 import type { StreamBuffer } from '../stream-merge';
 
@@ -60,15 +60,7 @@ export function onStreamEvent(ctx: HubContext, session: Session, env: Envelope):
   }
   const event = env.event as string;
   const frame = {
-    version: PROTOCOL_VERSION,
-    event,
-    trace_id: traceOf(env),
-    emitted_at: ctx.now(),
-    chat_id: chat.id,
-    chat_type: chat.type,
-    ...(isObject(env.to) ? { to: env.to } : {}),
-    sender: senderOf(session),
-    origin_device_id: session.deviceId,
+    ...chatFrameHead(ctx, env, chat, event, senderOf(session), session.deviceId),
     payload: relayPayload(event, payload, messageId),
   };
   const text = JSON.stringify(frame);
@@ -113,15 +105,7 @@ function materializeMerged(ctx: HubContext, chatId: string, origin: Origin, buff
   if (!chat) return;
   const merged = ctx.settings.stream_merged;
   const frame = {
-    version: PROTOCOL_VERSION,
-    event: 'message.reply',
-    trace_id: traceOf(env),
-    emitted_at: ctx.now(),
-    chat_id: chat.id,
-    chat_type: chat.type,
-    ...(isObject(env.to) ? { to: env.to } : {}),
-    sender: { id: origin.user_id, type: 'direct', nick_name: nickName },
-    origin_device_id: origin.device_id,
+    ...chatFrameHead(ctx, env, chat, 'message.reply', { id: origin.user_id, type: 'direct', nick_name: nickName }, origin.device_id),
     payload: {
       message_id: buffer.message_id,
       message_mode: buffer.message_mode,

@@ -5,9 +5,9 @@
  */
 import { gateChatUplink, senderOf } from '../chat-gate';
 import type { HubContext } from '../context';
-import { isObject, PROTOCOL_VERSION, type Envelope } from '../envelope';
+import { isObject, type Envelope } from '../envelope';
 import { originOf, relayToChat } from '../fanout';
-import { traceOf } from '../replies';
+import { chatFrameHead } from '../chat-frame';
 import type { Session } from '../session';
 
 export function onTyping(ctx: HubContext, session: Session, env: Envelope): void {
@@ -15,14 +15,7 @@ export function onTyping(ctx: HubContext, session: Session, env: Envelope): void
   const payload = env.payload;
   if (!chat || !isObject(payload) || typeof payload.is_typing !== 'boolean') return;
   const text = JSON.stringify({
-    version: PROTOCOL_VERSION,
-    event: 'typing.update',
-    trace_id: traceOf(env),
-    emitted_at: ctx.now(),
-    chat_id: chat.id,
-    chat_type: chat.type,
-    ...(isObject(env.to) ? { to: env.to } : {}),
-    sender: senderOf(session),
+    ...chatFrameHead(ctx, env, chat, 'typing.update', senderOf(session), undefined),
     payload: { is_typing: payload.is_typing },
   });
   relayToChat(ctx, chat, originOf(session), text, { siblings: false });

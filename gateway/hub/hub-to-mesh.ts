@@ -8,22 +8,15 @@
 import type { InboundMessage } from '../../lib/hub/events';
 import type { Fragment } from '../../lib/hub/fragments';
 import { utf8Length } from '../../lib/bytes';
+import type { MediaFragment } from '../../lib/media/fragment';
 import { createMessage, DEFAULT_TTL, type MeshMessage } from '../../lib/mesh/message';
 import type { ContentType } from '../../lib/mesh/message';
 import { HUB_CHAT_ID_KEY, HUB_MESSAGE_ID_KEY, HUB_SENDER_KEY, HUB_SENDER_NAME_KEY } from './mesh-to-hub';
 import { meshIdForHubMessage, meshIdFromHubMessageId } from './message-ids';
 import type { MeshTarget } from './routes';
 
-export interface MediaRef {
-  kind: string;
-  url: string;
-  name?: string;
-  mime?: string;
-  size?: number;
-  width?: number;
-  height?: number;
-  duration?: number;
-}
+/** A media fragment of a hub message, as a to-mesh job stores it (the hub's own fields, §10.5). */
+export type MediaRef = MediaFragment;
 
 export interface ToMeshJob {
   v: 1;

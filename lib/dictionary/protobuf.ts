@@ -8,6 +8,7 @@
  * Every length is checked against the end of the input before anything is sliced.
  */
 import { DictionaryError } from './errors';
+import { concatBytes } from '../bytes';
 
 export const WIRE_VARINT = 0;
 export const WIRE_I64 = 1;
@@ -138,16 +139,7 @@ export function expectWire(reader: ProtoReader, tag: ProtoTag, wire: number, nam
 
 /** Protobuf merge semantics for a singular message field seen more than once: decoding the concatenation. */
 export function joinOccurrences(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let total = 0;
-  for (const p of parts) total += p.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0] : concatBytes(parts);
 }
 
 /** A growable writer for the few messages we create (registry entries, membership entries). */

@@ -27,39 +27,12 @@ import { MessageId } from './message-id';
 
 export type PlainInteger = number | bigint;
 
-export interface PlainMediaMetadata {
-  mime_type: string;
-  file_name: string;
-  file_size: PlainInteger;
-  duration_ms?: PlainInteger;
-  width?: number;
-  height?: number;
-  thumbnail_base64?: string;
-  media_id?: string;
-  download_url?: string;
-  thumbnail_url?: string;
-  encryption_key?: string;
-  iv?: string;
-  ciphertext_hash?: string;
-  sticker_provider?: string;
-  sticker_remote_id?: string;
-  sticker_kind?: string;
-}
+/** `T` with every 64-bit field (a `bigint` in the message) as a `PlainInteger`; optional fields stay optional. */
+export type WithPlainIntegers<T> = { [K in keyof T]: Exclude<T[K], undefined> extends bigint ? PlainInteger : T[K] };
 
-export interface PlainForwardedFrom {
-  original_sender: string;
-  original_message_id: string;
-  original_timestamp: PlainInteger;
-  forward_count: number;
-}
-
-export interface PlainReplyContext {
-  sender: string;
-  text: string;
-  timestamp?: PlainInteger;
-  reply_media_label?: string;
-  reply_content_type?: string;
-}
+export type PlainMediaMetadata = WithPlainIntegers<MediaMetadata>;
+export type PlainForwardedFrom = WithPlainIntegers<ForwardedFrom>;
+export type PlainReplyContext = WithPlainIntegers<ReplyContext>;
 
 /** What `toPlain` returns; keys in JSON floor order. */
 export interface PlainMessage {
