@@ -4,12 +4,13 @@
  * Every module of `lib/` subclasses this once (MeshDecodeError, DictionaryError, HubError, MediaError, …) so that a
  * caller can branch on `code` without parsing text, and a Node-RED Catch node sees the same `code` on `msg.error`.
  */
-export class CodedError extends Error {
-  readonly code: string;
+export class CodedError<Code extends string = string> extends Error {
+  /** A module names its codes as a union (`class HubError extends CodedError<HubErrorCode> {}`). */
+  readonly code: Code;
   /** Extra facts for logs and tests; never secrets. */
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(code: string, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;

@@ -132,13 +132,7 @@ export type RadioErrorCode =
   /** The radio configuration is invalid; `details.path` names the setting. */
   | 'BAD_CONFIG';
 
-export class RadioError extends CodedError {
-  declare readonly code: RadioErrorCode;
-
-  constructor(code: RadioErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
-    super(code, message, details, options);
-  }
-}
+export class RadioError extends CodedError<RadioErrorCode> {}
 
 /** The transport cap of the reference (`DEFAULT_MAX_MESSAGE_SIZE`): no radio carries a larger frame. */
 export const MAX_MESH_FRAME_BYTES = 1_048_576;

@@ -49,10 +49,4 @@ export type HubErrorCode =
   /** An event listener threw; the client went on. */
   | 'LISTENER_THREW';
 
-export class HubError extends CodedError {
-  declare readonly code: HubErrorCode;
-
-  constructor(code: HubErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
-    super(code, message, details, options);
-  }
-}
+export class HubError extends CodedError<HubErrorCode> {}

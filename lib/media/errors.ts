@@ -43,8 +43,7 @@ export interface MediaErrorFacts {
   [key: string]: unknown;
 }
 
-export class MediaError extends CodedError {
-  declare readonly code: MediaErrorCode;
+export class MediaError extends CodedError<MediaErrorCode> {
   readonly hubCode: number | undefined;
   readonly status: number | undefined;
   readonly retryable: boolean;

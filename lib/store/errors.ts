@@ -24,10 +24,4 @@ export type StoreErrorCode =
   /** A caller passed something the store cannot hold (bad name, bad capacity, bad value type). */
   | 'STORE_BAD_ARGUMENT';
 
-export class StoreError extends CodedError {
-  declare readonly code: StoreErrorCode;
-
-  constructor(code: StoreErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
-    super(code, message, details, options);
-  }
-}
+export class StoreError extends CodedError<StoreErrorCode> {}

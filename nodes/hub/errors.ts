@@ -18,10 +18,4 @@ export type HubNodeErrorCode =
   /** This node already holds the most open streams it allows. */
   | 'STREAM_LIMIT';
 
-export class HubNodeError extends CodedError {
-  declare readonly code: HubNodeErrorCode;
-
-  constructor(code: HubNodeErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
-    super(code, message, details, options);
-  }
-}
+export class HubNodeError extends CodedError<HubNodeErrorCode> {}
