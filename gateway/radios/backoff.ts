@@ -4,6 +4,8 @@
  * Jitter matters on a real site: after a power cut every radio and every phone comes back at once, and
  * synchronised retries would collide on the one adapter. The random source is injected so tests are exact.
  */
+import { jitteredDelay } from '../../lib/backoff';
+
 export interface BackoffOptions {
   initialMs: number;
   maxMs: number;
@@ -37,9 +39,9 @@ export class Backoff {
 
   /** The delay before the next attempt; each call counts one attempt. */
   next(): number {
-    const base = Math.min(this.#maxMs, this.#initialMs * this.#factor ** Math.min(this.#attempt, 64));
+    const delay = jitteredDelay(this.#attempt, { initialMs: this.#initialMs, maxMs: this.#maxMs, factor: this.#factor, jitter: this.#jitter }, this.#random());
     this.#attempt += 1;
-    return Math.round(base * (1 - this.#jitter * this.#random()));
+    return Math.round(delay);
   }
 
   reset(): void {

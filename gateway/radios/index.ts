@@ -15,7 +15,7 @@ import { SimulatedRadio } from './simulated-radio';
 
 export * from './radio';
 export * from './radio-config';
-export { TypedEmitter, type TypedEvents } from './typed-emitter';
+export { TypedEmitter, type TypedEvents } from '../../lib/typed-emitter';
 export { BleRadio, type BleRadioDeps } from './ble-radio';
 export { SerialRadio, type SerialRadioDeps } from './serial-radio';
 export { SimulatedRadio, VirtualPeer, type VirtualReceipt } from './simulated-radio';

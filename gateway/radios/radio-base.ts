@@ -18,7 +18,7 @@ import {
   type RadioState,
   type RadioStatus,
 } from './radio';
-import { TypedEmitter } from './typed-emitter';
+import { TypedEmitter } from '../../lib/typed-emitter';
 
 export interface RadioBaseOptions {
   logger: RadioLogger;

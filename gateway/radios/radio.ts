@@ -16,7 +16,7 @@
  * - Events are delivered synchronously from the radio; a listener that throws is logged and does not break the radio.
  */
 import { CodedError } from '../../lib/coded-error';
-import type { TypedEvents } from './typed-emitter';
+import type { TypedEvents } from '../../lib/typed-emitter';
 
 export type RadioKind = 'ble' | 'serial' | 'simulated';
 

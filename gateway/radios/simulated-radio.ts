@@ -21,7 +21,7 @@ import { identityFromSeed, type MeshIdentity } from './mesh-identity';
 import { RadioBase, type RadioBaseOptions } from './radio-base';
 import { resolveRadioConfig, type ResolvedSimulatedConfig, type ResolvedSimulatedPeer, type SimulatedPeerConfig } from './radio-config';
 import { MAX_MESH_FRAME_BYTES, RadioError, type RadioPeer } from './radio';
-import { TypedEmitter } from './typed-emitter';
+import { TypedEmitter } from '../../lib/typed-emitter';
 
 export interface SimulatedRadioDeps {
   /** The gateway's own address: default recipient of what talking peers say. */

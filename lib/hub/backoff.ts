@@ -10,6 +10,7 @@
  *
  * `"authentication failed"` is not a delay: the client stops (see client.ts); every other hello-fail reason lands here.
  */
+import { jitteredDelay } from '../backoff';
 import { HubError } from './errors';
 
 /** Why the previous connection ended. */
@@ -76,10 +77,7 @@ export function raisesFloor(cause: CloseCause): boolean {
  */
 export function backoffDelay(attempt: number, cause: CloseCause, policy: BackoffPolicy, random: number): number {
   const r = Math.min(Math.max(Number.isFinite(random) ? random : 0.5, 0), 1);
-  const n = Math.max(0, Math.floor(Number.isFinite(attempt) ? attempt : 0));
-  // Math.pow overflows to Infinity for large n, and min() then picks the cap: no loop, no NaN.
-  const exponential = Math.min(policy.maxMs, policy.initialMs * Math.pow(policy.multiplier, Math.min(n, 1024)));
-  let delay = exponential * (1 - policy.jitter * r);
+  let delay = jitteredDelay(attempt, { initialMs: policy.initialMs, maxMs: policy.maxMs, factor: policy.multiplier, jitter: policy.jitter }, r);
   if (raisesFloor(cause)) delay = Math.max(delay, policy.takeoverFloorMs * (1 + policy.jitter * r));
   return Math.max(1, Math.round(Math.min(delay, policy.maxMs)));
 }

@@ -49,7 +49,7 @@ import { Session, type HelloInfo, type SessionEnd } from './session';
 import { StreamAssembler } from './stream-assembler';
 import { StreamWriter, type FinalizeInput } from './stream-writer';
 import { TraceRegistry } from './trace-registry';
-import { TypedEmitter } from './typed-emitter';
+import { TypedEmitter, type ListenersOf } from '../typed-emitter';
 import { TypingProducer, TypingReceiver } from './typing';
 import { InboundPersisters, type InboundPersister } from './inbound-persister';
 import { MemoryStore, type Queue, type Store } from '../store';
@@ -110,7 +110,7 @@ export class HubClient {
   readonly store: Store;
   private readonly o: ResolvedOptions;
   private readonly clock: Clock;
-  private readonly emitter: TypedEmitter<HubClientEvents>;
+  private readonly emitter: TypedEmitter<ListenersOf<HubClientEvents>>;
   private readonly ids: IdMinter;
   private readonly device: string;
   private readonly outbox: Outbox;
@@ -174,7 +174,7 @@ export class HubClient {
     this.userId = this.o.userId;
     this.token = this.o.token;
     this.store = this.o.store ?? new MemoryStore();
-    this.emitter = new TypedEmitter<HubClientEvents>((event, err) => this.listenerThrew(event, err));
+    this.emitter = new TypedEmitter<ListenersOf<HubClientEvents>>((err, event) => this.listenerThrew(String(event), err));
     this.ids = createIdMinter(() => this.clock.now());
     this.device = this.o.deviceId ?? this.storedDeviceId();
     this.outbox = new Outbox(this.store, this.clock, { capacity: this.o.outboxCapacity, ackTimeoutMs: this.o.ackTimeoutMs, maxInFlight: this.o.maxInFlight });
@@ -1094,7 +1094,8 @@ export class HubClient {
       sends: this.settlement(),
       persisters: this.persisters,
       inboxBodyMaxBytes: 64 * 1024,
-      emit: (event, value) => this.emitter.emit(event, value),
+      // Typed at `FrameServices.emit`; TypeScript cannot map a generic key through `ListenersOf` here.
+      emit: (event, value) => this.emitter.emit(event, value as never),
       replayDone: (sessionId) => this.onReplayDone(sessionId, false),
     };
   }

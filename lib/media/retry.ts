@@ -4,6 +4,7 @@
  * request and repeating it cannot change it. Delays grow exponentially with jitter, so that many gateways cut off
  * together do not come back in step, and a `Retry-After` from the server is honoured up to the cap.
  */
+import { jitteredDelay } from '../backoff';
 import { MediaError } from './errors';
 
 export interface RetryOptions {
@@ -31,8 +32,8 @@ export function resolveRetry(options: RetryOptions | false | undefined): Require
  * upper half. `retryAfterMs` (from the server) raises it, within the same cap.
  */
 export function backoffDelay(retry: number, options: Required<RetryOptions>, retryAfterMs?: number, random: () => number = Math.random): number {
-  const exponential = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, retry - 1));
-  const jittered = exponential / 2 + random() * (exponential / 2);
+  // "Its upper half": the full delay less up to half of it, drawn the other way round.
+  const jittered = jitteredDelay(retry - 1, { initialMs: options.baseDelayMs, maxMs: options.maxDelayMs, factor: 2, jitter: 0.5 }, 1 - random());
   const floor = retryAfterMs === undefined ? 0 : Math.min(retryAfterMs, options.maxDelayMs);
   return Math.round(Math.max(jittered, floor));
 }

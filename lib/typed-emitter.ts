@@ -2,12 +2,16 @@
  * A small typed event emitter: a misspelled event name or a wrong payload fails to compile.
  *
  * Each event carries one payload. Unlike Node's EventEmitter, a listener that throws does not unwind into the
- * radio that emitted (a router bug must not tear down a BLE connection half-way through a handshake): the error
- * goes to `onListenerError` and the remaining listeners still run.
+ * component that emitted (a router bug must not tear down a BLE connection half-way through a handshake; a hub-in
+ * node must not break the hub client shared by its neighbours): the error goes to `onListenerError` and the
+ * remaining listeners still run. There is no special `error` event, so an unlistened failure cannot crash the process.
  */
 
 type AnyListener = (payload: never) => void;
 type PayloadOf<F> = F extends (payload: infer P) => void ? P : never;
+
+/** The listener map of an event map that names payloads: `{ state: HubStatus }` → `{ state: (v: HubStatus) => void }`. */
+export type ListenersOf<Payloads> = { [K in keyof Payloads]: (payload: Payloads[K]) => void };
 
 /** The listening face of an emitter: what a consumer of a radio may call. */
 export interface TypedEvents<E extends { [K in keyof E]: AnyListener }> {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { TypedEmitter } from '../../../gateway/radios/typed-emitter';
+import { TypedEmitter } from '../../lib/typed-emitter';
 
 interface Events {
   n: (value: number) => void;
   s: (value: string) => void;
 }
 
-describe('gateway/radios TypedEmitter', () => {
+describe('lib TypedEmitter', () => {
   it('delivers to listeners in order, once-listeners once, and off removes', () => {
     const e = new TypedEmitter<Events>(() => undefined);
     const seen: string[] = [];
