@@ -9,7 +9,10 @@
  *
  * The gateway never settles a message it relays (contract §7.1): it only ACKs frames addressed to itself. Sealed
  * payloads (`__MLS_ENC__…`) are carried as the opaque strings they are; nothing here decrypts. Frames go to each
- * neighbour in the codec it can read: binary v1 only to peers that advertised wire version 1, JSON otherwise.
+ * neighbour in the codec it can read: binary v1 only to peers that advertised wire version 1, JSON otherwise. The
+ * advertisement is the `wire_versions` of the neighbour's last key package that passed the gate (as in the
+ * reference); until one came, what the radio knows of the peer (its configuration, a serial HELLO, or a binary
+ * frame it sent) stands in for it.
  */
 import type { Logger } from 'pino';
 import { ackSettles, ackTarget, buildAck, isAck, receiveActions, type ReceiveOutcome } from '../lib/mesh/ack';
@@ -18,6 +21,7 @@ import { Deduplicator, createRelaySeenCache } from '../lib/mesh/dedup';
 import { forwardDecision, relayTargets } from '../lib/mesh/forwarding';
 import { decodeFrameWithFormat, encodeFrame, type FrameFormat } from '../lib/mesh/frame';
 import type { MeshMessage } from '../lib/mesh/message';
+import { WireCapabilities } from '../lib/mesh/wire-capabilities';
 import type { Transport } from '../lib/mesh/transport';
 import type { DeliveryClaims, EventBus, MeshAckEvent, Reception } from './bus';
 import type { GatewayConfig } from './config/types';
@@ -120,6 +124,7 @@ export class MeshRouter implements MeshApi {
   private readonly delivered: Deduplicator;
   private readonly relaySeen: Deduplicator;
   private readonly pendingAcks = new Map<string, PendingAck>();
+  private readonly wireCapabilities = new WireCapabilities();
   private readonly timers = new Set<unknown>();
   private readonly detach: Array<() => void> = [];
   private readonly random: () => number;
@@ -260,6 +265,11 @@ export class MeshRouter implements MeshApi {
       return;
     }
 
+    if (gate.gated) {
+      const versions = this.wireCapabilities.learn(message);
+      if (versions !== undefined) this.options.logger.debug({ sender: message.sender, wire_versions: versions }, 'key package: wire versions');
+    }
+
     this.c.messagesIn.inc({ radio: f.radioId });
     if (toGateway) {
       this.deliver(message, id, f, format, rx, gate.gated ? 'control-consumed' : 'delivered');
@@ -393,7 +403,7 @@ export class MeshRouter implements MeshApi {
     const frames: Partial<Record<FrameFormat, Uint8Array>> = {};
     const via: string[] = [];
     for (const n of targets) {
-      const format: FrameFormat = n.peer.wireVersions.includes(1) ? 'binary' : 'json';
+      const format: FrameFormat = this.readsBinary(n) ? 'binary' : 'json';
       let frame = frames[format];
       if (!frame) {
         try {
@@ -411,6 +421,12 @@ export class MeshRouter implements MeshApi {
     }
     if (via.length) this.options.bus.emit('meshSent', { message, via, origin });
     return via;
+  }
+
+  /** Whether neighbour `n` decodes binary v1: its key package says so, or (before one came) its radio does. */
+  private readsBinary(n: Neighbour): boolean {
+    const advertised = n.peer.address !== undefined ? this.wireCapabilities.binary(n.peer.address) : undefined;
+    return advertised ?? n.peer.wireVersions.includes(1);
   }
 
   private write(radio: Radio, n: Neighbour, frame: Uint8Array, origin: string, attempt: number): void {

@@ -58,3 +58,4 @@ export * from './file-chunk-codec';
 export * from './chunked-file';
 export * from './file-send-window';
 export * from './serial-framing';
+export * from './wire-capabilities';

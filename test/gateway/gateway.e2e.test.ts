@@ -190,6 +190,35 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
     await rec.until(() => results().some((r) => r.request_id === 'r5' && r.status === 'no_route'), 5000, 'no route');
   });
 
+  it("picks each neighbour's codec from its key package once one passed the gate", async () => {
+    const alice = gw.peer('sim0', 'alice');
+    const bob = gw.peer('sim0', 'bob');
+    const gateway = gw.gateway.info.address;
+    const keyPackage = (from: VirtualPeer, body: Record<string, unknown>): MeshMessage =>
+      signControlMessage(text(from, gateway, `__MLS_KEY_PKG__${JSON.stringify({ user_id: from.address, key_package_data: [1, 2, 3], ...body })}`), from.identity.privateKey);
+    const results = () => rec.json<{ request_id?: string; status: string }>(`${BASE}/send/result`);
+    const send = async (to: VirtualPeer, content: string): Promise<string | undefined> => {
+      await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: to.address, content, request_id: content }), { qos: 1 });
+      await rec.until(() => results().some((r) => r.request_id === content && r.status === 'acked'), 5000, `${content} acked`);
+      return (await to.waitFor((r) => r.message?.content === content)).format;
+    };
+    assert.deepEqual([await send(alice, 'a1'), await send(bob, 'b1')], ['binary', 'json'], 'from the radio configuration');
+
+    // An unsigned key package is refused by the gate and teaches nothing.
+    await bob.send(text(bob, gateway, `__MLS_KEY_PKG__${JSON.stringify({ user_id: bob.address, key_package_data: [], wire_versions: [1] })}`));
+    await eventually(() => gw.gateway.metrics.counter('clawling_gateway_frames_rejected_total', '').get({ reason: 'UNSIGNED_CONTROL' }) === 1, 5000, 'rejected');
+    assert.equal(await send(bob, 'b2'), 'json');
+
+    const upgrade = keyPackage(bob, { wire_versions: [1], env_versions: [1] });
+    await bob.send(upgrade);
+    await bob.waitFor(ackFor(upgrade.id.toString()));
+    // A key package from an older peer has no wire_versions at all: JSON only, whatever its radio said.
+    const legacy = keyPackage(alice, {});
+    await alice.send(legacy);
+    await alice.waitFor(ackFor(legacy.id.toString()));
+    assert.deepEqual([await send(alice, 'a2'), await send(bob, 'b3')], ['json', 'binary'], 'from the key packages');
+  });
+
   it('answers on the MQTT 3.1.1 broker after falling back from MQTT 5 (aedes)', () => {
     assert.equal(gw.gateway.mqtt?.protocolVersion, 4);
   });
