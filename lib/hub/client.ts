@@ -59,11 +59,6 @@ import { coalesced } from '../coalesce';
 export const DEVICE_ID_KEY = 'hub.device_id';
 export const HISTORY_QUEUE = 'hub.history-transit';
 /**
- * Group commit of the outbox: under load, commits are at least this far apart, so that each carries many sends
- * (and each fsync many commits); a lone send is still committed in the next turn of the event loop.
- */
-const MIN_COMMIT_GAP_MS = 2;
-/**
  * Rows of answered sends are removed with the next commit of new sends, or on their own after this long (a lost
  * removal costs one idempotent resend, so they need not be written at once).
  */
@@ -133,8 +128,6 @@ export class HubClient {
   private syncing: SyncGroup[] = [];
   /** Hub answers that came before the send's own fsync ended: reported right after it (`queued` comes first). */
   private readonly earlyAcks = new Map<OutboxEntry, SendAck>();
-  /** When the last group commit ran (real time: this is I/O batching, not protocol timing). */
-  private lastCommitAt = -Infinity;
   private removalTimer: ReturnType<typeof setTimeout> | undefined;
   private removalScheduled = false;
   /** One pump for a whole batch of answers (each frees a slot of the window), after its effects ran. */
@@ -732,10 +725,9 @@ export class HubClient {
 
   /**
    * Checks and composes a send now (a refusal rejects at once), then stages it for the group commit: the sends of
-   * one event-loop turn are written to the outbox in one transaction, and that commit is synced to disk off the
-   * event loop (`store.sync()`). While an fsync runs, new sends keep gathering and go in one commit as soon as it
-   * ends (nothing committed meanwhile could be on disk sooner), so one fsync carries every send of its interval
-   * and a send waits for at most two. Only then does a send go on the wire and `queued` report it.
+   * one event-loop turn are written to the outbox in one transaction that does not wait for the disk, put on the
+   * wire, and synced off the event loop (`store.sync()`: commits made while an fsync runs share the next one, so a
+   * send waits for at most two). `queued`, and the hub's answer, are reported once its fsync ended.
    */
   private enqueue(compose: () => Composed, tagOf: () => unknown): SendHandle {
     let c: Composed | undefined;
@@ -764,9 +756,9 @@ export class HubClient {
       });
       if (!this.stageScheduled) {
         this.stageScheduled = true;
-        const wait = this.lastCommitAt + MIN_COMMIT_GAP_MS - performance.now();
-        if (wait > 0) setTimeout(() => this.commitStaged(), wait);
-        else setImmediate(() => this.commitStaged());
+        // The next turn, never later: a lone send waits for nothing, and under load one turn gathers many sends
+        // (the store's sync() already lets every commit made during an fsync share the next one).
+        setImmediate(() => this.commitStaged());
       }
       return pending.handle;
     } catch (err) {
@@ -782,7 +774,6 @@ export class HubClient {
   private commitStaged(): void {
     this.stageScheduled = false;
     if (this.staged.length === 0) return;
-    this.lastCommitAt = performance.now();
     const batch = this.staged.splice(0);
     clearTimeout(this.removalTimer);
     this.removalTimer = undefined;
