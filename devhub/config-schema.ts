@@ -142,5 +142,11 @@ export const CONFIG_SCHEMA = {
       },
     },
     state_file: { type: 'string', minLength: 1 },
+    tls: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['cert_file', 'key_file'],
+      properties: { cert_file: { type: 'string', minLength: 1 }, key_file: { type: 'string', minLength: 1 } },
+    },
   },
 } as const;

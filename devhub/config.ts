@@ -4,6 +4,7 @@
  * (a token names one user, chat members are known users).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import Ajv from 'ajv';
 import YAML from 'yaml';
 import { CONFIG_SCHEMA } from './config-schema';
@@ -36,6 +37,7 @@ export interface ResolvedConfig {
   };
   admin: { port: number; host: string };
   state_file: string | undefined;
+  tls: { cert_file: string; key_file: string } | undefined;
 }
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
@@ -101,5 +103,13 @@ export function loadConfigFile(file: string): DevHubOptions {
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new DevHubConfigError('DEVHUB_CONFIG_INVALID', `config file '${file}' must hold a mapping at the top level`);
   }
-  return parsed as DevHubOptions;
+  const options = parsed as DevHubOptions;
+  // The certificate files sit beside the config, wherever the hub is started from.
+  const tls = options.tls as Partial<Record<string, unknown>> | undefined;
+  if (tls && typeof tls === 'object') {
+    for (const key of ['cert_file', 'key_file']) {
+      if (typeof tls[key] === 'string') tls[key] = path.resolve(path.dirname(file), tls[key] as string);
+    }
+  }
+  return options;
 }

@@ -135,6 +135,15 @@ export interface DevHubAdminConfig {
   host?: string;
 }
 
+/**
+ * TLS for the WebSocket (`wss://`) and the media service (`https://`), as a deployment behind a real certificate
+ * has it; the admin interface stays plain HTTP on loopback. PEM files (in a config file, relative to its folder).
+ */
+export interface DevHubTlsConfig {
+  cert_file: string;
+  key_file: string;
+}
+
 export interface DevHubOptions {
   /** Default `127.0.0.1`. */
   host?: string;
@@ -147,6 +156,7 @@ export interface DevHubOptions {
   settings?: DevHubSettings;
   media?: DevHubMediaConfig;
   admin?: DevHubAdminConfig;
+  tls?: DevHubTlsConfig;
   /** Keep inboxes, cursors, watermarks and presence history in this JSON file across restarts of the hub. */
   state_file?: string;
 }

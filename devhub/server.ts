@@ -2,13 +2,16 @@
  * Assembles one running hub: the shared context, the WebSocket endpoint on its path, the media service on the same
  * listener or its own, the loopback admin listener, and the housekeeping timers. `stop()` undoes all of it.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { Admin } from './admin/admin-api';
 import { adminRequestHandler } from './admin/admin-http';
 import { resolveOptions } from './config';
+import { DevHubConfigError } from './errors';
 import { HubEvents, IdSource, ReceivedLog, type HubContext } from './context';
 import { DeferredNotify } from './deferred-notify';
 import { Directory } from './directory';
@@ -31,7 +34,9 @@ const RECEIVED_LOG_CAPACITY = 10_000;
 const RECEIVED_LOG_MAX_BYTES = 32 * 1024 * 1024;
 const STATE_SAVE_INTERVAL_MS = 1000;
 
-function listen(server: http.Server, host: string, port: number): Promise<AddressInfo> {
+type Listener = http.Server | https.Server;
+
+function listen(server: Listener, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -47,7 +52,7 @@ function urlHost(host: string, address: AddressInfo): string {
   return `${h.includes(':') ? `[${h}]` : h}:${address.port}`;
 }
 
-function close(server: http.Server): Promise<void> {
+function close(server: Listener): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
@@ -91,8 +96,20 @@ export async function createDevHub(options: DevHubOptions, runtime: DevHubRuntim
   const mediaOwnPort = media !== undefined && config.media.port !== undefined;
   const admin = new Admin(ctx, media);
 
+  // The certificate is read once, at start: a bad path or PEM fails the start, not the first connection.
+  let tlsOptions: { cert: Buffer; key: Buffer } | undefined;
+  if (config.tls) {
+    try {
+      tlsOptions = { cert: fs.readFileSync(config.tls.cert_file), key: fs.readFileSync(config.tls.key_file) };
+    } catch (err) {
+      throw new DevHubConfigError('DEVHUB_CONFIG_UNREADABLE', `cannot read the TLS certificate or key: ${(err as Error).message}`);
+    }
+  }
+  const serve = (handler: http.RequestListener): Listener => (tlsOptions ? https.createServer(tlsOptions, handler) : http.createServer(handler));
+  const scheme = tlsOptions ? { ws: 'wss', http: 'https' } : { ws: 'ws', http: 'http' };
+
   const wss = new WebSocketServer({ noServer: true, maxPayload: settings.max_frame_bytes, perMessageDeflate: false, clientTracking: false, autoPong: false });
-  const main = http.createServer((req, res) => {
+  const main = serve((req, res) => {
     if (media && !mediaOwnPort && media.handle(req, res)) return;
     notFound(res);
   });
@@ -105,7 +122,7 @@ export async function createDevHub(options: DevHubOptions, runtime: DevHubRuntim
     }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ctx, ws, socket, req));
   });
-  const servers: http.Server[] = [main];
+  const servers: Listener[] = [main];
   const mainAddress = await listen(main, config.host, config.port);
 
   let mediaUrl = '';
@@ -113,14 +130,14 @@ export async function createDevHub(options: DevHubOptions, runtime: DevHubRuntim
     let address = mainAddress;
     let host = config.host;
     if (mediaOwnPort) {
-      const own = http.createServer((req, res) => {
+      const own = serve((req, res) => {
         if (!media.handle(req, res)) notFound(res);
       });
       servers.push(own);
       host = config.media.host ?? config.host;
       address = await listen(own, host, config.media.port!);
     }
-    mediaUrl = `http://${urlHost(host, address)}`;
+    mediaUrl = `${scheme.http}://${urlHost(host, address)}`;
     media.setBaseUrl(mediaUrl);
   }
 
@@ -139,7 +156,7 @@ export async function createDevHub(options: DevHubOptions, runtime: DevHubRuntim
   every(settings.retention.sweep_interval_ms, () => sweepRetention(ctx));
   const stopAutosave = config.state_file ? autosave(ctx, config.state_file, STATE_SAVE_INTERVAL_MS) : undefined;
 
-  const wsUrl = `ws://${urlHost(config.host, mainAddress)}${config.path}`;
+  const wsUrl = `${scheme.ws}://${urlHost(config.host, mainAddress)}${config.path}`;
   ctx.log('info', 'dev hub listening', { ws: wsUrl, media: mediaUrl || undefined, admin: `http://${urlHost(config.admin.host, adminAddress)}/admin` });
 
   let stopped: Promise<void> | undefined;

@@ -558,6 +558,7 @@ export class HubClient {
         maxPayload: 2 * this.o.maxFrameBytes,
         connectTraceId: this.ids.traceId('connect'),
         id: ++this.sessionSeq,
+        ...(this.o.tls ? { tls: this.o.tls } : {}),
       },
       {
         onHelloOk: (s, hello) => this.onHelloOk(s, hello),

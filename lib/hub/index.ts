@@ -7,7 +7,7 @@
  *   await client.send({ chatId, text: 'hi' });
  */
 export { HubClient, DEVICE_ID_KEY, HISTORY_QUEUE, type OpenStreamInput, type HistoryTransitInput, type HubClientStats } from './client';
-export type { HubClientOptions, HubLogger, TokenSource } from './options';
+export type { HubClientOptions, HubLogger, HubTlsOptions, TokenSource } from './options';
 export { HubError, type HubErrorCode } from './errors';
 export type * from './events';
 export { systemClock, ManualClock, type Clock, type TimerHandle } from './clock';

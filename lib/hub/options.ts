@@ -3,6 +3,7 @@
  * (30 s backoff cap, 5 s takeover floor, 200 ms / 30 s ack rhythm, 600 s chat gate, 3 s / 6 s typing, 16 presence
  * subscriptions, 8 MiB frames); the others are documented in docs/hub.md.
  */
+import { rootCertificates } from 'node:tls';
 import { resolveBackoffPolicy, type BackoffPolicy } from './backoff';
 import { capabilitiesFor, type Capabilities, type Reliability } from './capabilities';
 import { systemClock, type Clock } from './clock';
@@ -76,11 +77,22 @@ export interface HubClientOptions {
   maxFrameBytes?: number;
   /** How long `device.cursor.reset` waits for the hub to close the connection (default 10 000 ms). */
   cursorResetTimeoutMs?: number;
+  /**
+   * For a `wss://` hub behind a private CA: its certificate(s) in PEM (added to Node's trusted roots, so public
+   * hubs still verify). `rejectUnauthorized: false` turns verification off; for tests and nothing else.
+   */
+  tls?: HubTlsOptions;
   logger?: HubLogger;
+}
+
+export interface HubTlsOptions {
+  ca?: string | Buffer | Array<string | Buffer>;
+  rejectUnauthorized?: boolean;
 }
 
 export interface ResolvedOptions {
   url: string;
+  tls: HubTlsOptions | undefined;
   token: TokenSource;
   userId: string;
   deviceId: string | undefined;
@@ -191,6 +203,22 @@ export function resolveOptions(o: HubClientOptions): ResolvedOptions {
     gateExemptChatIds: [...(o.gateExemptChatIds ?? [])],
     maxFrameBytes: count(o.maxFrameBytes, DEFAULT_MAX_FRAME_BYTES, 'maxFrameBytes'),
     cursorResetTimeoutMs: duration(o.cursorResetTimeoutMs, 10_000, 'cursorResetTimeoutMs'),
+    tls: resolveTls(o.tls),
     logger: o.logger ?? {},
+  };
+}
+
+function resolveTls(tls: HubTlsOptions | undefined): HubTlsOptions | undefined {
+  if (tls === undefined) return undefined;
+  if (tls === null || typeof tls !== 'object') throw new HubError('BAD_OPTIONS', 'tls must be an object { ca?, rejectUnauthorized? }');
+  const pems = tls.ca === undefined ? [] : Array.isArray(tls.ca) ? tls.ca : [tls.ca];
+  if (pems.some((p) => !(typeof p === 'string' || Buffer.isBuffer(p)) || !String(p).includes('-----BEGIN CERTIFICATE-----'))) {
+    throw new HubError('BAD_OPTIONS', 'tls.ca must hold PEM certificates (-----BEGIN CERTIFICATE-----)');
+  }
+  if (tls.rejectUnauthorized !== undefined && typeof tls.rejectUnauthorized !== 'boolean') throw new HubError('BAD_OPTIONS', 'tls.rejectUnauthorized must be a boolean');
+  return {
+    // Beside the public roots, not instead of them: a CA given for one private hub must not break every other.
+    ...(pems.length > 0 ? { ca: [...rootCertificates, ...pems] } : {}),
+    ...(tls.rejectUnauthorized !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
   };
 }

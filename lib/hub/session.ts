@@ -12,6 +12,7 @@ import type { Clock, TimerHandle } from './clock';
 import { EVENT, PROTOCOL_REVISION, uplink, type Uplink } from './envelope';
 import { id, isObject, str, type JsonObject } from './json';
 import { parseFrame, type ParsedFrame } from './parse-frame';
+import type { HubTlsOptions } from './options';
 
 export interface HelloInfo {
   payload: JsonObject;
@@ -58,6 +59,7 @@ export interface SessionOptions {
   connectTraceId: string;
   /** Distinguishes the connections of one client in logs and in the receive path. */
   id: number;
+  tls?: HubTlsOptions;
 }
 
 type Phase = 'opening' | 'challenge' | 'hello' | 'live' | 'closing' | 'closed';
@@ -84,7 +86,7 @@ export class Session {
     this.id = options.id;
     this.lastFrameAt = options.clock.now();
     this.handshakeTimer = options.clock.setTimeout(() => this.close('handshake-timeout', true), options.handshakeTimeoutMs);
-    this.ws = new WebSocket(options.url, { perMessageDeflate: false, maxPayload: options.maxPayload, handshakeTimeout: options.handshakeTimeoutMs });
+    this.ws = new WebSocket(options.url, { perMessageDeflate: false, maxPayload: options.maxPayload, handshakeTimeout: options.handshakeTimeoutMs, ...options.tls });
     this.ws.on('open', () => {
       this.opened = true;
       if (this.phase === 'opening') this.phase = 'challenge';

@@ -25,6 +25,8 @@ export type MediaErrorCode =
   | 'UNHEALTHY'
   // This side.
   | 'NETWORK'
+  /** The service's certificate does not verify (unknown CA, wrong name, expired): a setting to fix, never retried. */
+  | 'TLS_FAILED'
   | 'TIMEOUT'
   | 'ABORTED'
   | 'SOURCE_UNREADABLE'

@@ -46,9 +46,29 @@ const NETWORK_ERRNOS: Readonly<Record<string, string>> = {
   ENETUNREACH: 'network unreachable',
 };
 
+/** OpenSSL's verdicts on a certificate (as Node reports them), and Node's own name check. */
+const CERTIFICATE_ERRORS = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'INVALID_CA',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 export function networkError(err: unknown, url: URL): MediaError {
   if (err instanceof MediaError) return err;
   const errno = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (errno !== undefined && CERTIFICATE_ERRORS.has(errno)) {
+    const why = err instanceof Error ? err.message : String(err);
+    return new MediaError('TLS_FAILED', `the certificate of the media service at ${url.origin} does not verify (${why}); give its CA (an https.Agent with \`ca\`, or NODE_EXTRA_CA_CERTS)`, { errno, retryable: false }, { cause: err });
+  }
   const reason = (errno && NETWORK_ERRNOS[errno]) ?? (err instanceof Error ? err.message : String(err));
   return new MediaError('NETWORK', `cannot reach the media service at ${url.origin}: ${reason}`, { errno, retryable: true }, { cause: err });
 }
