@@ -79,13 +79,16 @@ const NEWLINE = 0x0a;
 
 function encodeItem(id: string, topic: string, payload: string | Uint8Array): { item: Buffer; payloadAt: number } {
   const payloadAt = Buffer.byteLength(id) + Buffer.byteLength(topic) + 2;
-  if (typeof payload === 'string') return { item: Buffer.from(`${id}\n${topic}\n${payload}`, 'utf8'), payloadAt };
-  const item = Buffer.allocUnsafe(payloadAt + payload.length);
+  const payloadBytes = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  // Not from Node's shared 8 KiB pool: an entry lives until its PUBACK, and one live slice keeps a whole pool
+  // block, so a queue of small entries would hold many times its size.
+  const item = Buffer.allocUnsafeSlow(payloadAt + payloadBytes);
   const at = item.write(id, 0, 'utf8');
   item[at] = NEWLINE;
   item.write(topic, at + 1, 'utf8');
   item[payloadAt - 1] = NEWLINE;
-  item.set(payload, payloadAt);
+  if (typeof payload === 'string') item.write(payload, payloadAt, 'utf8');
+  else item.set(payload, payloadAt);
   return { item, payloadAt };
 }
 
