@@ -15,7 +15,7 @@
  * frame it sent) stands in for it.
  */
 import type { Logger } from 'pino';
-import { ackSettles, ackTarget, buildAck, isAck, receiveActions, type ReceiveOutcome } from '../lib/mesh/ack';
+import { ackSettles, ackTarget, buildAck, isAck, receiveActions, type AckSource, type ReceiveOutcome } from '../lib/mesh/ack';
 import { checkControlGate } from '../lib/mesh/control-gate';
 import { Deduplicator, createRelaySeenCache } from '../lib/mesh/dedup';
 import { forwardDecision, relayTargets } from '../lib/mesh/forwarding';
@@ -317,12 +317,14 @@ export class MeshRouter implements MeshApi {
    */
   private deliver(message: MeshMessage, id: string, f: InboundFrame, format: FrameFormat, rx: Reception, outcome: ReceiveOutcome): void {
     const actions = receiveActions(message, outcome);
+    // Only what the ACK needs waits for the claims (until the PUBACK, the hub's answer): not the whole message.
+    const source: AckSource = { id: message.id, sender: message.sender, hop_count: message.hop_count };
     const delivery = new Delivery((delivered) => {
       if (!delivered) {
         this.delivered.unmark(id);
         return;
       }
-      if (actions.ack) this.sendAck(message, rx);
+      if (actions.ack) this.sendAck(source, rx);
     });
     this.options.bus.emit('meshMessage', {
       message,
@@ -337,7 +339,7 @@ export class MeshRouter implements MeshApi {
     delivery.seal();
   }
 
-  private sendAck(original: MeshMessage, rx: Reception): void {
+  private sendAck(original: AckSource, rx: Reception): void {
     let ack: MeshMessage;
     try {
       ack = buildAck(original, { localId: this.address, appId: this.options.appId, transport: ARRIVAL_TRANSPORT, now: () => this.options.clock.now() });

@@ -30,7 +30,10 @@ export interface BuildAckOptions {
 }
 
 /** The ACK for `original`, exactly as the reference builds it. Throws `MeshDecodeError` if `localId` or `appId` is not a valid identifier. */
-export function buildAck(original: MeshMessage, options: BuildAckOptions): MeshMessage {
+/** What an ACK is built from: the id it acknowledges, who sent that message, and the hop count it arrived with. */
+export type AckSource = Pick<MeshMessage, 'id' | 'sender' | 'hop_count'>;
+
+export function buildAck(original: AckSource, options: BuildAckOptions): MeshMessage {
   const now = options.now ?? Date.now;
   const metadata = new Map<string, string>([
     [ACK_FOR_KEY, original.id.toString()],
