@@ -14,7 +14,7 @@ const HELP = `usage: clawling devhub --config FILE [--host H] [--port N] [--path
 
 Runs a local ClawlingChat Message Hub: the WebSocket protocol v2 on ws://HOST:PORT/PATH, the media service
 (POST /media/upload, GET /health) on the same port unless --media-port is given, and the admin API on
-loopback. Users, tokens, chats and settings come from the config file (docs/devhub.md); flags override it.
+loopback. With tls: { cert_file, key_file } in the file: wss:// and https://. Users, tokens, chats and settings come from the config file (docs/devhub.md); flags override it.
 --state keeps inboxes and cursors in a file across restarts. Ctrl-C stops.
 `;
 
@@ -51,6 +51,7 @@ media:
   storage: memory
   max_size_bytes: 104857600
 # state_file: ./devhub-state.json
+# tls: { cert_file: server.pem, key_file: server.key }   # wss:// and https://, paths relative to this file
 `;
 
 function port(value: string | undefined, flag: string): number | undefined {
