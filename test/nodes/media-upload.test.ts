@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevHub, type DevHub } from '../../devhub';
-import { nextMessage, useNodeRed } from '../support/node-red';
+import { nextMessage, probedFlow, probes, useNodeRed, type TestNode } from '../support/node-red';
 import * as fx from '../lib/media/fixtures';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -31,12 +31,6 @@ interface Captured {
 
 type Flow = Parameters<ReturnType<typeof useNodeRed>['load']>[1];
 
-interface TestNode {
-  on(event: string, cb: (value: unknown) => void): void;
-  once(event: 'input', cb: (msg: Captured) => void): void;
-  receive(msg: Record<string, unknown>): void;
-}
-
 describe('media-upload node', function () {
   this.timeout(30_000);
   const helper = useNodeRed();
@@ -52,28 +46,11 @@ describe('media-upload node', function () {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /**
-   * A tab with hub-config → media-upload → helper, a Catch and a Status node, each feeding its own helper. On a tab,
-   * Node-RED takes a node without x/y for a config node, so the flow nodes carry a position.
-   */
-  function flow(upload: Record<string, unknown> = {}, hubUrl = hub.mediaUrl): Record<string, unknown>[] {
-    const at = { z: 'tab', x: 100, y: 100 };
-    return [
-      { id: 'tab', type: 'tab' },
-      { id: 'cfg', type: 'hub-config', url: hub.wsUrl, mediaUrl: hubUrl },
-      { id: 'up', type: 'media-upload', ...at, hub: 'cfg', wires: [['out']], ...upload },
-      { id: 'out', type: 'helper', ...at },
-      { id: 'catch', type: 'catch', ...at, scope: ['up'], wires: [['caught']] },
-      { id: 'caught', type: 'helper', ...at },
-      { id: 'status', type: 'status', ...at, scope: ['up'], wires: [['statuses']] },
-      { id: 'statuses', type: 'helper', ...at },
-    ];
-  }
-
-  async function load(upload: Record<string, unknown> = {}, token = TOKEN): Promise<Record<string, TestNode>> {
-    await helper.load(NODES, flow(upload) as Flow, { cfg: { token } });
-    const get = (id: string): TestNode => helper.getNode(id) as unknown as TestNode;
-    return { up: get('up'), out: get('out'), caught: get('caught'), statuses: get('statuses') };
+  /** hub-config → media-upload, probed by `probedFlow`. */
+  async function load(upload: Record<string, unknown> = {}, token = TOKEN): Promise<Record<'up' | 'out' | 'caught' | 'statuses', TestNode<Captured>>> {
+    const flow = probedFlow({ id: 'up', type: 'media-upload', hub: 'cfg', ...upload }, [{ id: 'cfg', type: 'hub-config', url: hub.wsUrl, mediaUrl: hub.mediaUrl }]);
+    await helper.load(NODES, flow as Flow, { cfg: { token } });
+    return probes<'up', Captured>(helper, 'up');
   }
 
   it('uploads a Buffer payload and sends the enriched fragment in msg.payload, keeping the rest of msg', async () => {
@@ -166,8 +143,8 @@ describe('media-upload node', function () {
       { id: 'catch', type: 'catch', ...at, scope: ['up'], wires: [['caught']] },
       { id: 'caught', type: 'helper', ...at },
     ] as Flow);
-    const caught = nextMessage<Captured>(helper.getNode('caught') as unknown as TestNode);
-    (helper.getNode('up') as unknown as TestNode).receive({ payload: fx.png(1, 1) });
+    const caught = nextMessage<Captured>(helper.getNode('caught') as unknown as TestNode<Captured>);
+    (helper.getNode('up') as unknown as TestNode<Captured>).receive({ payload: fx.png(1, 1) });
     assert.equal((await caught).error?.code, 'NO_HUB_CONFIG');
   });
 });

@@ -7,7 +7,7 @@ import { encodeFragments } from '../../lib/mesh/ble-fragment';
 import { encodeFrame } from '../../lib/mesh/frame';
 import { LAMPORT_CLOCK_MAX } from '../../lib/mesh/message';
 import { baseMessage, fullMessage } from '../lib/mesh/fixtures';
-import { nextMessage, useNodeRed } from '../support/node-red';
+import { collectMessages, nextMessage, probedFlow, probes, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const encodeNode = require('../../nodes/mesh-encode');
@@ -17,51 +17,19 @@ const statusNode = require('@node-red/nodes/core/common/25-status.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Flow = Parameters<ReturnType<typeof useNodeRed>['load']>[1];
-type Msg = Record<string, unknown> & {
-  payload?: unknown;
-  error?: { code?: string; message?: string };
-  status?: { text?: string; fill?: string };
-};
-
-interface TestNode {
-  on(event: 'input', cb: (msg: Msg) => void): void;
-  once(event: 'input', cb: (msg: Msg) => void): void;
-  receive(msg: Record<string, unknown>): void;
-}
-
-function collect(node: TestNode, count: number): Promise<Msg[]> {
-  return new Promise((resolve) => {
-    const got: Msg[] = [];
-    node.on('input', (msg) => {
-      got.push(msg);
-      if (got.length === count) resolve(got);
-    });
-  });
-}
 
 describe('mesh-decode node', function () {
   this.timeout(20_000);
   const helper = useNodeRed();
 
   async function load(config: Record<string, unknown> = {}): Promise<Record<'dec' | 'out' | 'caught' | 'statuses', TestNode>> {
-    const at = { z: 'tab', x: 100, y: 100 };
-    const flow = [
-      { id: 'tab', type: 'tab' },
-      { id: 'dec', type: 'mesh-decode', ...at, wires: [['out']], ...config },
-      { id: 'out', type: 'helper', ...at },
-      { id: 'catch', type: 'catch', ...at, scope: ['dec'], wires: [['caught']] },
-      { id: 'caught', type: 'helper', ...at },
-      { id: 'status', type: 'status', ...at, scope: ['dec'], wires: [['statuses']] },
-      { id: 'statuses', type: 'helper', ...at },
-    ];
-    await helper.load([decodeNode, catchNode, statusNode], flow as Flow);
-    const get = (id: string): TestNode => helper.getNode(id) as unknown as TestNode;
-    return { dec: get('dec'), out: get('out'), caught: get('caught'), statuses: get('statuses') };
+    await helper.load([decodeNode, catchNode, statusNode], probedFlow({ id: 'dec', type: 'mesh-decode', ...config }) as Flow);
+    return probes(helper, 'dec');
   }
 
   it('decodes a binary v1 frame into the plain form and says which codec arrived', async () => {
     const n = await load();
-    const out = nextMessage<Msg>(n.out);
+    const out = nextMessage<NodeMsg>(n.out);
     n.dec.receive({ payload: Buffer.from(encodeFrame(fullMessage(), 'binary')), topic: 't' });
     const msg = await out;
     const p = msg.payload as Record<string, unknown>;
@@ -78,7 +46,7 @@ describe('mesh-decode node', function () {
   it('decodes JSON floor frames given as a Buffer, as text and as base64', async () => {
     const n = await load();
     const frame = Buffer.from(encodeFrame(baseMessage({ content: 'hi' }), 'json'));
-    const outs = collect(n.out, 3);
+    const outs = collectMessages(n.out, 3);
     n.dec.receive({ payload: frame });
     n.dec.receive({ payload: frame.toString('utf8') });
     n.dec.receive({ payload: Buffer.from(encodeFrame(baseMessage({ content: 'hi' }), 'binary')).toString('base64') });
@@ -95,7 +63,7 @@ describe('mesh-decode node', function () {
 
   it('clamps an adversarial Lamport clock instead of refusing the message', async () => {
     const n = await load();
-    const out = nextMessage<Msg>(n.out);
+    const out = nextMessage<NodeMsg>(n.out);
     const text = Buffer.from(encodeFrame(baseMessage(), 'json')).toString().replace('"lamport_clock":0', '"lamport_clock":18446744073709551615');
     n.dec.receive({ payload: text });
     assert.equal(((await out).payload as { lamport_clock: bigint }).lamport_clock, LAMPORT_CLOCK_MAX);
@@ -103,8 +71,8 @@ describe('mesh-decode node', function () {
 
   it('sends a refused frame to Catch with msg.error.code and shows the code in its status', async () => {
     const n = await load();
-    const caught = collect(n.caught, 4);
-    const statuses = collect(n.statuses, 4);
+    const caught = collectMessages(n.caught, 4);
+    const statuses = collectMessages(n.statuses, 4);
     const frame = Buffer.from(encodeFrame(baseMessage(), 'binary'));
     n.dec.receive({ payload: frame.subarray(0, 20) });
     n.dec.receive({ payload: Buffer.from('{"id":"x"}') });
@@ -122,8 +90,8 @@ describe('mesh-decode node', function () {
     const m = baseMessage({ content: 'z'.repeat(900) });
     const fragments = encodeFragments(encodeFrame(m, 'binary'), m.id.toString(), 185).reverse();
     assert.ok(fragments.length > 2);
-    const out = nextMessage<Msg>(n.out);
-    const statuses = collect(n.statuses, 1);
+    const out = nextMessage<NodeMsg>(n.out);
+    const statuses = collectMessages(n.statuses, 1);
     for (const f of fragments) n.dec.receive({ payload: Buffer.from(f) });
     const msg = await out;
     assert.equal((msg.payload as { content: string }).content.length, 900);
@@ -138,8 +106,8 @@ describe('mesh-decode node', function () {
     const n = await load({ reassemble: true });
     const m = baseMessage({ content: 'q'.repeat(400) });
     const fragments = encodeFragments(encodeFrame(m, 'json'), m.id.toString(), 185);
-    const caught = nextMessage<Msg>(n.caught);
-    const out = nextMessage<Msg>(n.out);
+    const caught = nextMessage<NodeMsg>(n.caught);
+    const out = nextMessage<NodeMsg>(n.out);
     const bad = Buffer.from(fragments[0]);
     bad.writeUInt16LE(7, 4 + 36 + 2); // total 7 ≠ the assembly's
     n.dec.receive({ payload: Buffer.from(fragments[0]) });
@@ -152,7 +120,7 @@ describe('mesh-decode node', function () {
   it('lets whole frames through while reassembling, and takes an array of fragments in one message', async () => {
     const n = await load({ reassemble: true });
     const m = baseMessage({ content: 'w'.repeat(500) });
-    const outs = collect(n.out, 2);
+    const outs = collectMessages(n.out, 2);
     n.dec.receive({ payload: Buffer.from(encodeFrame(baseMessage(), 'binary')) });
     n.dec.receive({ payload: encodeFragments(encodeFrame(m, 'binary'), m.id.toString(), 185).map((f) => Buffer.from(f)) });
     const [whole, assembled] = await outs;
@@ -169,7 +137,7 @@ describe('mesh-decode node', function () {
       { id: 'out', type: 'helper', ...at },
     ];
     await helper.load([encodeNode, decodeNode], flow as Flow);
-    const out = nextMessage<Msg>(helper.getNode('out') as unknown as TestNode);
+    const out = nextMessage<NodeMsg>(helper.getNode('out') as unknown as TestNode);
     const input = {
       id: '{11111111-2222-4333-8444-555555555555}',
       sender: 'kitchen-sensor',

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { decodeFragment } from '../../lib/mesh/ble-fragment';
 import { decodeFrame, decodeFrameWithFormat } from '../../lib/mesh/frame';
-import { nextMessage, useNodeRed } from '../support/node-red';
+import { collectMessages, nextMessage, probedFlow, probes, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const encodeNode = require('../../nodes/mesh-encode');
@@ -13,13 +13,6 @@ const statusNode = require('@node-red/nodes/core/common/25-status.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Flow = Parameters<ReturnType<typeof useNodeRed>['load']>[1];
-type Msg = Record<string, unknown> & { payload?: unknown; error?: { code?: string; message?: string }; status?: { text?: string; fill?: string } };
-
-interface TestNode {
-  on(event: 'input', cb: (msg: Msg) => void): void;
-  once(event: 'input', cb: (msg: Msg) => void): void;
-  receive(msg: Record<string, unknown>): void;
-}
 
 const APP = { sender: 'off1qysluvwl5922yctzd0u9gpr06gn3k7ldfvgtwgvn', recipient: 'bob', app_id: 'home', content: 'Front door opened' };
 
@@ -28,34 +21,13 @@ describe('mesh-encode node', function () {
   const helper = useNodeRed();
 
   async function load(config: Record<string, unknown> = {}): Promise<Record<'enc' | 'out' | 'caught' | 'statuses', TestNode>> {
-    const at = { z: 'tab', x: 100, y: 100 };
-    const flow = [
-      { id: 'tab', type: 'tab' },
-      { id: 'enc', type: 'mesh-encode', ...at, wires: [['out']], ...config },
-      { id: 'out', type: 'helper', ...at },
-      { id: 'catch', type: 'catch', ...at, scope: ['enc'], wires: [['caught']] },
-      { id: 'caught', type: 'helper', ...at },
-      { id: 'status', type: 'status', ...at, scope: ['enc'], wires: [['statuses']] },
-      { id: 'statuses', type: 'helper', ...at },
-    ];
-    await helper.load([encodeNode, catchNode, statusNode], flow as Flow);
-    const get = (id: string): TestNode => helper.getNode(id) as unknown as TestNode;
-    return { enc: get('enc'), out: get('out'), caught: get('caught'), statuses: get('statuses') };
+    await helper.load([encodeNode, catchNode, statusNode], probedFlow({ id: 'enc', type: 'mesh-encode', ...config }) as Flow);
+    return probes(helper, 'enc');
   }
 
-  function collect(node: TestNode, count: number): Promise<Msg[]> {
-    return new Promise((resolve) => {
-      const got: Msg[] = [];
-      node.on('input', (msg) => {
-        got.push(msg);
-        if (got.length === count) resolve(got);
-      });
-    });
-  }
-
-  it('encodes an application object as a JSON floor frame by default, filling in the defaults and keeping msg', async () => {
+    it('encodes an application object as a JSON floor frame by default, filling in the defaults and keeping msg', async () => {
     const n = await load();
-    const out = nextMessage<Msg>(n.out);
+    const out = nextMessage<NodeMsg>(n.out);
     n.enc.receive({ payload: APP, topic: 'door' });
     const msg = await out;
     assert.ok(Buffer.isBuffer(msg.payload));
@@ -71,7 +43,7 @@ describe('mesh-encode node', function () {
 
   it('encodes binary v1 when configured, and ignores msg.format unless told to read it', async () => {
     const n = await load({ format: 'binary' });
-    const out = nextMessage<Msg>(n.out);
+    const out = nextMessage<NodeMsg>(n.out);
     n.enc.receive({ payload: APP, format: 'json' });
     const msg = await out;
     assert.equal((msg.payload as Buffer)[0], 0xf5);
@@ -80,7 +52,7 @@ describe('mesh-encode node', function () {
 
   it('takes the codec from msg.format when configured so, JSON when absent', async () => {
     const n = await load({ format: 'msg' });
-    const outs = collect(n.out, 2);
+    const outs = collectMessages(n.out, 2);
     n.enc.receive({ payload: APP, format: 'binary' });
     n.enc.receive({ payload: APP });
     const [a, b] = await outs;
@@ -90,14 +62,14 @@ describe('mesh-encode node', function () {
 
   it('refuses an unknown msg.format with BAD_FORMAT at the Catch node', async () => {
     const n = await load({ format: 'msg' });
-    const caught = nextMessage<Msg>(n.caught);
+    const caught = nextMessage<NodeMsg>(n.caught);
     n.enc.receive({ payload: APP, format: 'cbor' });
     assert.equal((await caught).error?.code, 'BAD_FORMAT');
   });
 
   it('reads a string payload as lossless JSON: a Lamport clock of 2^53 + 1 survives', async () => {
     const n = await load({ format: 'binary' });
-    const out = nextMessage<Msg>(n.out);
+    const out = nextMessage<NodeMsg>(n.out);
     n.enc.receive({ payload: `{"sender":"a","recipient":"b","app_id":"c","content":"x","lamport_clock":9007199254740993}` });
     assert.equal(decodeFrame((await out).payload as Buffer).lamport_clock, 9007199254740993n);
   });
@@ -105,8 +77,8 @@ describe('mesh-encode node', function () {
   for (const key of ['ack_for', '__ctrl_sig', 'transport_preference']) {
     it(`refuses the reserved metadata key ${key}: Catch sees RESERVED_METADATA_KEY and the status names it`, async () => {
       const n = await load();
-      const caught = nextMessage<Msg>(n.caught);
-      const statuses = collect(n.statuses, 1);
+      const caught = nextMessage<NodeMsg>(n.caught);
+      const statuses = collectMessages(n.statuses, 1);
       n.enc.receive({ payload: { ...APP, metadata: { [key]: 'forged' } } });
       const msg = await caught;
       assert.equal(msg.error?.code, 'RESERVED_METADATA_KEY');
@@ -118,14 +90,14 @@ describe('mesh-encode node', function () {
 
   it('refuses a transport peer identity in the payload', async () => {
     const n = await load();
-    const caught = nextMessage<Msg>(n.caught);
+    const caught = nextMessage<NodeMsg>(n.caught);
     n.enc.receive({ payload: { ...APP, transport_peer_id: APP.sender } });
     assert.equal((await caught).error?.code, 'TRANSPORT_PEER_ID_REFUSED');
   });
 
   it('refuses a bad identifier with the validator’s code', async () => {
     const n = await load();
-    const caught = nextMessage<Msg>(n.caught);
+    const caught = nextMessage<NodeMsg>(n.caught);
     n.enc.receive({ payload: { ...APP, recipient: '../etc' } });
     assert.equal((await caught).error?.code, 'BAD_IDENTIFIER');
   });
@@ -133,12 +105,12 @@ describe('mesh-encode node', function () {
   it('fragments for Bluetooth LE, one message per 185-byte write, each tagged with its index', async () => {
     const n = await load({ format: 'json', fragment: true });
     const payload = { ...APP, content: 'x'.repeat(600) };
-    const first = nextMessage<Msg>(n.out);
+    const first = nextMessage<NodeMsg>(n.out);
     n.enc.receive({ payload });
     const head = await first;
     const total = (head.fragment as { total: number }).total;
     assert.ok(total >= 5);
-    const rest = await collect(n.out, total - 1);
+    const rest = await collectMessages(n.out, total - 1);
     const all = [head, ...rest];
     all.forEach((m, index) => {
       const f = decodeFragment(m.payload as Buffer);
@@ -153,7 +125,7 @@ describe('mesh-encode node', function () {
 
   it('fragments into one array when configured, with msg.mtu widening the writes', async () => {
     const n = await load({ fragment: true, fragmentOutput: 'array', mtu: '' });
-    const out = collect(n.out, 2);
+    const out = collectMessages(n.out, 2);
     n.enc.receive({ payload: { ...APP, content: 'y'.repeat(1500) } });
     n.enc.receive({ payload: { ...APP, content: 'y'.repeat(1500) }, mtu: 512 });
     const [narrow, wide] = await out;
@@ -165,7 +137,7 @@ describe('mesh-encode node', function () {
 
   it('refuses a non-numeric msg.mtu and a message beyond 512 fragments', async () => {
     const n = await load({ fragment: true, format: 'binary' });
-    const caught = collect(n.caught, 2);
+    const caught = collectMessages(n.caught, 2);
     n.enc.receive({ payload: APP, mtu: 'wide' });
     n.enc.receive({ payload: { ...APP, binary_content: Buffer.alloc(200_000) } });
     const [a, b] = await caught;
@@ -175,7 +147,7 @@ describe('mesh-encode node', function () {
 
   it('counts what it encoded in its status', async () => {
     const n = await load();
-    const statuses = collect(n.statuses, 2);
+    const statuses = collectMessages(n.statuses, 2);
     n.enc.receive({ payload: APP });
     n.enc.receive({ payload: APP });
     const [, second] = await statuses;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { useNodeRed } from '../support/node-red';
+import { collectMessages, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const encodeNode = require('../../nodes/mesh-encode');
@@ -15,11 +15,6 @@ const coreNodes = ['common/20-inject.js', 'common/21-debug.js', 'common/90-comme
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type FlowNode = { id: string; type: string; z?: string; name?: string; wires?: string[][]; [k: string]: unknown };
-type Msg = Record<string, unknown> & { payload?: unknown; error?: { code?: string } };
-interface TestNode {
-  on(event: 'input', cb: (msg: Msg) => void): void;
-  receive(msg: Record<string, unknown>): void;
-}
 
 const EXAMPLES = path.join(__dirname, '..', '..', '..', 'examples');
 const ALLOWED = ['tab', 'comment', 'inject', 'debug', 'catch', 'mesh-encode', 'mesh-decode'];
@@ -43,16 +38,6 @@ function tap(flow: FlowNode[]): Map<string, string> {
   return taps;
 }
 
-function collect(node: TestNode, count: number): Promise<Msg[]> {
-  return new Promise((resolve) => {
-    const got: Msg[] = [];
-    node.on('input', (msg) => {
-      got.push(msg);
-      if (got.length === count) resolve(got);
-    });
-  });
-}
-
 describe('mesh example flows', function () {
   this.timeout(20_000);
   const helper = useNodeRed();
@@ -70,9 +55,9 @@ describe('mesh example flows', function () {
     const taps = tap(flow);
     await helper.load([encodeNode, decodeNode, ...coreNodes], flow as never);
     const get = (id: string): TestNode => helper.getNode(id) as unknown as TestNode;
-    const frames = collect(get(taps.get('frame') as string), 1);
-    const messages = collect(get(taps.get('message') as string), 1);
-    const errors = collect(get(taps.get('error code') as string), 1);
+    const frames = collectMessages(get(taps.get('frame') as string), 1);
+    const messages = collectMessages(get(taps.get('message') as string), 1);
+    const errors = collectMessages(get(taps.get('error code') as string), 1);
     const injects = flow.filter((n) => n.type === 'inject');
     get((injects.find((n) => n.name === 'door opened') as FlowNode).id).receive({});
     const [frame] = await frames;
@@ -94,8 +79,8 @@ describe('mesh example flows', function () {
     const get = (id: string): TestNode => helper.getNode(id) as unknown as TestNode;
     const inject = flow.find((n) => n.type === 'inject') as FlowNode;
     const expected = (JSON.parse(String(inject.payload)) as { content: string }).content;
-    const messages = collect(get(taps.get('message') as string), 1);
-    const fragments: Msg[] = [];
+    const messages = collectMessages(get(taps.get('message') as string), 1);
+    const fragments: NodeMsg[] = [];
     get(taps.get('fragments') as string).on('input', (m) => fragments.push(m));
     get(inject.id).receive({});
     const [message] = await messages;
