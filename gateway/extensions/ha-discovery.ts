@@ -1,31 +1,17 @@
 /**
- * Home Assistant MQTT discovery: one device per gateway, with sensors for messages/s, neighbours, outbox depth and
- * the state of each radio, all marked unavailable through the gateway's `bridge/state` (its last will). The
- * configs are retained and published again whenever Home Assistant announces itself (`online` on its status
+ * Home Assistant MQTT discovery: the gateway is one device (one retained device-discovery message), with sensors for
+ * messages/s, neighbours, outbox depth and the state of each radio, all marked unavailable through the gateway's
+ * `bridge/state` (its last will). The config is retained and published again whenever Home Assistant announces itself (`online` on its status
  * topic, its birth message after a restart) and on every reconnection to the broker.
  */
 import { Extension, type ExtensionContext } from '../extension';
 import type { ConnectionEvents } from '../mqtt/connection';
-
-interface SensorConfig {
-  objectId: string;
-  name: string;
-  stateTopic: string;
-  valueTemplate: string;
-  unit?: string;
-  stateClass?: 'measurement';
-  deviceClass?: string;
-  options?: string[];
-  entityCategory?: 'diagnostic';
-  icon?: string;
-}
+import { deviceDiscoveryTopic, devicePayload, haObjectId, type HaComponent, type HaDevice, type HaOrigin } from './ha-device';
 
 const RADIO_STATES = ['starting', 'ready', 'degraded', 'unsupported', 'error', 'stopped'];
 
-/** Home Assistant's node id and object id allow `[a-zA-Z0-9_-]` only. */
-function haId(text: string): string {
-  return text.replace(/[^a-zA-Z0-9_-]/g, '_');
-}
+const ORIGIN_NAME = '@clawling/node-red-mesh';
+const SUPPORT_URL = 'https://github.com/clawling/node-red-mesh';
 
 export class HaDiscovery extends Extension {
   readonly name = 'ha-discovery';
@@ -55,63 +41,53 @@ export class HaDiscovery extends Extension {
     await super.stop();
   }
 
-  sensors(): SensorConfig[] {
+  origin(): HaOrigin {
+    return { name: ORIGIN_NAME, sw_version: this.ctx.info.version, support_url: SUPPORT_URL };
+  }
+
+  /** The gateway itself: its throughput, neighbours, outbox and the state of each radio. */
+  gatewayDevice(): HaDevice {
     const topics = this.ctx.mqtt!.topics;
-    const list: SensorConfig[] = [
-      { objectId: 'messages_per_s', name: 'Messages per second', stateTopic: topics.bridgeHealth, valueTemplate: '{{ value_json.messages_per_s }}', unit: 'msg/s', stateClass: 'measurement', icon: 'mdi:message-fast' },
-      { objectId: 'peers', name: 'Mesh neighbours', stateTopic: topics.bridgeHealth, valueTemplate: '{{ value_json.peers }}', stateClass: 'measurement', icon: 'mdi:access-point-network' },
-      { objectId: 'outbox', name: 'MQTT outbox', stateTopic: topics.bridgeHealth, valueTemplate: '{{ value_json.outbox_depth }}', unit: 'messages', stateClass: 'measurement', entityCategory: 'diagnostic', icon: 'mdi:tray-full' },
+    const info = this.ctx.info;
+    const sensor = (key: string, config: Record<string, unknown>): HaComponent => ({ platform: 'sensor', key, config });
+    const components: HaComponent[] = [
+      sensor('messages_per_s', { name: 'Messages per second', state_topic: topics.bridgeHealth, value_template: '{{ value_json.messages_per_s }}', unit_of_measurement: 'msg/s', state_class: 'measurement', icon: 'mdi:message-fast' }),
+      sensor('peers', { name: 'Mesh neighbours', state_topic: topics.bridgeHealth, value_template: '{{ value_json.peers }}', state_class: 'measurement', icon: 'mdi:access-point-network' }),
+      sensor('outbox', { name: 'MQTT outbox', state_topic: topics.bridgeHealth, value_template: '{{ value_json.outbox_depth }}', unit_of_measurement: 'messages', state_class: 'measurement', entity_category: 'diagnostic', icon: 'mdi:tray-full' }),
     ];
     for (const r of this.ctx.mesh.radios()) {
-      list.push({
-        objectId: `radio_${haId(r.radioId)}_state`,
+      components.push(sensor(`radio_${haObjectId(r.radioId)}_state`, {
         name: `Radio ${r.radioId}`,
-        stateTopic: topics.radioState(r.radioId),
-        valueTemplate: '{{ value_json.state }}',
-        deviceClass: 'enum',
+        state_topic: topics.radioState(r.radioId),
+        value_template: '{{ value_json.state }}',
+        device_class: 'enum',
         options: RADIO_STATES,
-        entityCategory: 'diagnostic',
+        entity_category: 'diagnostic',
         icon: 'mdi:radio-tower',
-      });
+      }));
     }
-    return list;
+    const objectId = gatewayObjectId(info.id);
+    return {
+      objectId,
+      device: { identifiers: [objectId], name: info.name, manufacturer: 'Clawling', model: 'Mesh gateway', sw_version: info.version, serial_number: info.address },
+      availability: [{ topic: topics.bridgeState, payload_available: 'online', payload_not_available: 'offline' }],
+      components,
+    };
   }
 
   publishAll(): void {
     const mqtt = this.ctx.mqtt;
     if (!mqtt?.connection.connected) return;
-    const info = this.ctx.info;
     const prefix = this.ctx.config.mqtt.homeassistant.discovery_prefix;
-    const node = `clawling_${haId(info.id)}`;
-    const device = {
-      identifiers: [node],
-      name: info.name,
-      manufacturer: 'Clawling',
-      model: 'Mesh gateway',
-      sw_version: info.version,
-    };
-    for (const s of this.sensors()) {
-      const body: Record<string, unknown> = {
-        name: s.name,
-        unique_id: `${node}_${s.objectId}`,
-        object_id: `${node}_${s.objectId}`,
-        state_topic: s.stateTopic,
-        value_template: s.valueTemplate,
-        availability_topic: mqtt.topics.bridgeState,
-        payload_available: 'online',
-        payload_not_available: 'offline',
-        device,
-      };
-      if (s.unit) body.unit_of_measurement = s.unit;
-      if (s.stateClass) body.state_class = s.stateClass;
-      if (s.deviceClass) body.device_class = s.deviceClass;
-      if (s.options) body.options = s.options;
-      if (s.entityCategory) body.entity_category = s.entityCategory;
-      if (s.icon) body.icon = s.icon;
-      mqtt.connection.publish(`${prefix}/sensor/${node}/${s.objectId}/config`, JSON.stringify(body), { qos: 1, retain: true }, () => undefined);
-    }
+    const dev = this.gatewayDevice();
+    mqtt.connection.publish(deviceDiscoveryTopic(prefix, dev.objectId), JSON.stringify(devicePayload(dev, this.origin())), { qos: 1, retain: true }, () => undefined);
     this.published += 1;
   }
+}
+
+/** The gateway's device id in Home Assistant; mesh nodes it hears name it as their `via_device`. */
+export function gatewayObjectId(gatewayId: string): string {
+  return `clawling_${haObjectId(gatewayId)}`;
 }
 
 export function createExtension(ctx: ExtensionContext): Extension {

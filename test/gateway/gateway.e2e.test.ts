@@ -9,6 +9,7 @@ import { signControlMessage } from '../../lib/mesh/control-signature';
 import { createMessage, type MeshMessage } from '../../lib/mesh/message';
 import { MessageId } from '../../lib/mesh/message-id';
 import type { VirtualPeer, VirtualReceipt } from '../../gateway/radios';
+import { discoveryProblems } from '../support/ha-discovery-rules';
 import { Recorder, eventually, startBroker, type TestBroker } from './support/broker';
 import { BASE, startGateway, type Running } from './support/gateway';
 
@@ -248,21 +249,34 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
     await late.close();
   });
 
-  it('announces itself to Home Assistant and does so again on its birth message', async () => {
-    const configs = () => rec.messages.filter((m) => m.topic.startsWith('homeassistant/sensor/clawling_gw-test/'));
-    await rec.until(() => configs().length === 5, 5000, 'five discovery configs');
-    const byObject = new Map(configs().map((m) => [m.topic.split('/')[3], JSON.parse(m.payload.toString()) as Record<string, unknown>]));
-    assert.deepEqual([...byObject.keys()].sort(), ['messages_per_s', 'outbox', 'peers', 'radio_sim0_state', 'radio_sim1_state']);
-    const rate = byObject.get('messages_per_s')!;
+  it('announces itself to Home Assistant as one device, and does so again on its birth message', async () => {
+    const topic = 'homeassistant/device/clawling_gw-test/config';
+    const configs = () => rec.messages.filter((m) => m.topic === topic);
+    await rec.until(() => configs().length === 1, 5000, 'the device discovery config');
+    assert.deepEqual(discoveryProblems(configs()), []);
+    assert.equal(rec.messages.filter((m) => m.topic.startsWith('homeassistant/sensor/')).length, 0, 'no single-component configs');
+    const body = JSON.parse(configs()[0]!.payload.toString()) as {
+      device: { identifiers: string[] };
+      origin: { name: string; sw_version: string };
+      availability: Array<{ topic: string }>;
+      components: Record<string, Record<string, unknown>>;
+    };
+    assert.deepEqual(Object.keys(body.components).sort(), ['messages_per_s', 'outbox', 'peers', 'radio_sim0_state', 'radio_sim1_state']);
+    const rate = body.components.messages_per_s!;
+    assert.equal(rate.platform, 'sensor');
     assert.equal(rate.state_topic, `${BASE}/bridge/health`);
-    assert.equal(rate.availability_topic, `${BASE}/bridge/state`);
-    assert.deepEqual((rate.device as { identifiers: string[] }).identifiers, ['clawling_gw-test']);
-    assert.equal(byObject.get('radio_sim0_state')!.state_topic, `${BASE}/radios/sim0/state`);
+    assert.equal(rate.default_entity_id, 'sensor.clawling_gw_test_messages_per_s');
+    assert.equal(rate.unique_id, 'clawling_gw-test_messages_per_s');
+    assert.deepEqual(body.availability.map((a) => a.topic), [`${BASE}/bridge/state`]);
+    assert.deepEqual(body.device.identifiers, ['clawling_gw-test']);
+    assert.equal(body.origin.name, '@clawling/node-red-mesh');
+    assert.equal(body.components.radio_sim0_state!.state_topic, `${BASE}/radios/sim0/state`);
+    assert.ok(broker.published.some((p) => p.topic === topic && p.retain), 'published retained');
     await rec.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
-    await rec.until(() => configs().length === 10, 5000, 'republished');
+    await rec.until(() => configs().length === 2, 5000, 'republished');
     await rec.client.publishAsync('homeassistant/status', 'offline', { qos: 1 });
     await new Promise((r) => setTimeout(r, 100));
-    assert.equal(configs().length, 10, 'offline does not trigger discovery');
+    assert.equal(configs().length, 2, 'offline does not trigger discovery');
   });
 
   it('serves /health, /metrics and a self-refreshing status page on loopback', async () => {

@@ -13,6 +13,7 @@ import { MessageId } from '../../../lib/mesh/message-id';
 import { silentLogger } from '../../../gateway/logger';
 import { MqttConnection } from '../../../gateway/mqtt/connection';
 import type { VirtualPeer } from '../../../gateway/radios';
+import { discoveryProblems } from '../../support/ha-discovery-rules';
 import { Recorder, eventually } from '../../gateway/support/broker';
 import { testConfig } from '../../gateway/support/config';
 import { BASE, startGateway, tempDir, type Running } from '../../gateway/support/gateway';
@@ -104,6 +105,20 @@ describe('gateway against a real Mosquitto (MQTT 5, TLS, credentials)', function
     await eventually(() => bare.lastErrorText !== undefined, 5000, 'the TLS refusal');
     assert.equal(bare.connected, false);
     await bare.stop();
+  });
+
+  it('publishes Home Assistant discovery that follows the documented rules, retained on the broker', async () => {
+    const g = await gateway({ url: mq.url, username: USER, password_file: passwordFile });
+    const alice = g.peer('sim0', 'alice');
+    const m = message(alice, g.gateway.info.address, 'temperature 21.5 °C');
+    await alice.send(m);
+    await alice.waitFor((r) => r.message !== undefined && isAck(r.message) && ackTarget(r.message) === m.id.toString());
+    // A subscriber that arrives later gets what Home Assistant would get at its start: the retained configs.
+    const rec = await recorder(mq.url, ['homeassistant/#'], auth);
+    await rec.until(() => rec.messages.some((x) => x.topic === 'homeassistant/device/clawling_gw-test/config'), 5000, 'the retained gateway device');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(rec.messages.every((x) => x.retain), 'every discovery message is retained');
+    assert.deepEqual(discoveryProblems(rec.messages), []);
   });
 
   it('answers a send request on its MQTT 5 response topic with the correlation data', async () => {
