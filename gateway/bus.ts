@@ -43,6 +43,8 @@ export interface MeshMessageEvent {
    * yet PUBACKed) claim it again, so the re-ACK waits for the same condition as the first ACK; nothing else is redone.
    */
   duplicate: boolean;
+  /** True only when the sender is known to be who it claims (see `senderVerified` in router.ts). */
+  senderVerified: boolean;
   /** Present only when `toGateway` and the message asks for an ACK. */
   delivery?: DeliveryClaims;
 }

@@ -118,6 +118,15 @@ class Delivery implements DeliveryClaims {
   }
 }
 
+/**
+ * The mesh does not authenticate the sender of a data message: a neighbour can claim any address. A sender is
+ * verified only when the frame came straight from it (hop 0, from the peer whose transport identity is that
+ * address) or when its signature passed the control gate.
+ */
+export function senderVerified(message: MeshMessage, rx: Reception, passedGate: boolean): boolean {
+  return passedGate || (message.hop_count === 0 && rx.peerAddress !== undefined && rx.peerAddress === message.sender);
+}
+
 export class MeshRouter implements MeshApi {
   readonly address: string;
   private readonly neighbourTable = new NeighbourTable();
@@ -245,7 +254,7 @@ export class MeshRouter implements MeshApi {
     if (toGateway) {
       if (this.delivered.check(id)) {
         this.c.duplicates.inc();
-        this.deliver(message, id, f, format, rx, 'duplicate');
+        this.deliver(message, id, f, format, rx, 'duplicate', senderVerified(message, rx, false));
         return;
       }
     } else if (this.relaySeen.check(id)) {
@@ -272,10 +281,10 @@ export class MeshRouter implements MeshApi {
 
     this.c.messagesIn.inc({ radio: f.radioId });
     if (toGateway) {
-      this.deliver(message, id, f, format, rx, gate.gated ? 'control-consumed' : 'delivered');
+      this.deliver(message, id, f, format, rx, gate.gated ? 'control-consumed' : 'delivered', senderVerified(message, rx, gate.signed));
       return;
     }
-    this.options.bus.emit('meshMessage', { message, id, frame: f.frame, codec: format, rx, toGateway: false, duplicate: false });
+    this.options.bus.emit('meshMessage', { message, id, frame: f.frame, codec: format, rx, toGateway: false, duplicate: false, senderVerified: senderVerified(message, rx, gate.signed) });
     this.forward(message, rx);
   }
 
@@ -315,7 +324,7 @@ export class MeshRouter implements MeshApi {
    * Hands a message addressed to the gateway to the extensions; the ACK (when asked for) goes once every claim has
    * settled, and not at all when one failed, in which case the id is forgotten so that the resend is processed anew.
    */
-  private deliver(message: MeshMessage, id: string, f: InboundFrame, format: FrameFormat, rx: Reception, outcome: ReceiveOutcome): void {
+  private deliver(message: MeshMessage, id: string, f: InboundFrame, format: FrameFormat, rx: Reception, outcome: ReceiveOutcome, verified: boolean): void {
     const actions = receiveActions(message, outcome);
     // Only what the ACK needs waits for the claims (until the PUBACK, the hub's answer): not the whole message.
     const source: AckSource = { id: message.id, sender: message.sender, hop_count: message.hop_count };
@@ -334,6 +343,7 @@ export class MeshRouter implements MeshApi {
       rx,
       toGateway: true,
       duplicate: outcome === 'duplicate',
+      senderVerified: verified,
       ...(actions.ack ? { delivery } : {}),
     });
     delivery.seal();

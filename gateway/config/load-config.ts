@@ -8,6 +8,7 @@ import path from 'node:path';
 import Ajv, { type ErrorObject } from 'ajv';
 import YAML from 'yaml';
 import { GatewayError } from '../errors';
+import { mappingProblems } from '../nodes/readings';
 import { applyEnvOverrides, formatPath, type EnvOverrideResult } from './env-overrides';
 import { GATEWAY_CONFIG_SCHEMA, withExtensionSchemas, type JsonSchema } from './schema';
 import type { GatewayConfig } from './types';
@@ -111,6 +112,7 @@ function checkFiles(config: GatewayConfig, problems: ConfigProblem[]): void {
   if (config.mqtt.reconnect_max_ms < config.mqtt.reconnect_min_ms) {
     problems.push({ path: 'mqtt.reconnect_max_ms', problem: 'must not be below mqtt.reconnect_min_ms' });
   }
+  problems.push(...mappingProblems(config.devices, config.nodes.names));
   const ids = new Set<string>();
   config.radios.forEach((r, i) => {
     if (ids.has(r.id)) problems.push({ path: `radios[${i}].id`, problem: `'${r.id}' is used by another radio` });

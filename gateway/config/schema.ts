@@ -7,6 +7,7 @@
  * schema put in place of the open one before validation, so that it plugs in without an edit to this file.
  */
 
+import { DEVICES_CONFIG_SCHEMA, NODES_CONFIG_SCHEMA } from '../nodes/config-schema';
 import { RADIO_CONFIG_SCHEMA } from '../radios/radio-config';
 
 export type JsonSchema = Record<string, unknown>;
@@ -123,6 +124,8 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
         },
       },
     },
+    nodes: NODES_CONFIG_SCHEMA,
+    devices: DEVICES_CONFIG_SCHEMA,
     http: {
       type: 'object',
       default: {},

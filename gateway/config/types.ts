@@ -1,5 +1,6 @@
 /** The resolved configuration: every default filled in, paths absolute, secrets read from their files. */
 
+import type { DeviceMapping, NodesConfig } from '../nodes/types';
 import type { RadioConfig } from '../radios/radio-config';
 
 export type RadioSettings = RadioConfig;
@@ -53,6 +54,8 @@ export interface GatewayConfig {
     };
     homeassistant: { enabled: boolean; discovery_prefix: string; status_topic: string };
   };
+  nodes: NodesConfig;
+  devices: DeviceMapping[];
   http: { enabled: boolean; host: string; port: number; recent_messages: number };
   hub: { enabled: boolean; [option: string]: unknown };
 }

@@ -36,6 +36,8 @@ export interface HaAvailability {
 export interface HaDevice {
   /** The object id of the discovery topic, and the prefix of every unique id and entity id of the device. */
   objectId: string;
+  /** The object part of the proposed entity ids (`sensor.<entityBase>_<key>`); default: the object id. */
+  entityBase?: string;
   device: HaDeviceInfo;
   availability: HaAvailability[];
   /** `all`: available only while every topic says so; `any`: while one does (a node heard by several gateways). */
@@ -70,7 +72,7 @@ export function devicePayload(dev: HaDevice, origin: HaOrigin): Record<string, u
       platform: c.platform,
       unique_id: `${dev.objectId}_${c.key}`,
       // `object_id` is no longer honoured (Home Assistant 2026.4): the entity id is proposed in full.
-      default_entity_id: `${c.platform}.${entitySlug(`${dev.objectId}_${c.key}`)}`,
+      default_entity_id: `${c.platform}.${entitySlug(`${dev.entityBase ?? dev.objectId}_${c.key}`)}`,
       ...c.config,
     };
   }

@@ -41,10 +41,6 @@ export class HaDiscovery extends Extension {
     await super.stop();
   }
 
-  origin(): HaOrigin {
-    return { name: ORIGIN_NAME, sw_version: this.ctx.info.version, support_url: SUPPORT_URL };
-  }
-
   /** The gateway itself: its throughput, neighbours, outbox and the state of each radio. */
   gatewayDevice(): HaDevice {
     const topics = this.ctx.mqtt!.topics;
@@ -80,9 +76,14 @@ export class HaDiscovery extends Extension {
     if (!mqtt?.connection.connected) return;
     const prefix = this.ctx.config.mqtt.homeassistant.discovery_prefix;
     const dev = this.gatewayDevice();
-    mqtt.connection.publish(deviceDiscoveryTopic(prefix, dev.objectId), JSON.stringify(devicePayload(dev, this.origin())), { qos: 1, retain: true }, () => undefined);
+    mqtt.connection.publish(deviceDiscoveryTopic(prefix, dev.objectId), JSON.stringify(devicePayload(dev, haOrigin(this.ctx.info.version))), { qos: 1, retain: true }, () => undefined);
     this.published += 1;
   }
+}
+
+/** Who published a discovery message (Home Assistant asks integrations for it; required by device discovery). */
+export function haOrigin(version: string): HaOrigin {
+  return { name: ORIGIN_NAME, sw_version: version, support_url: SUPPORT_URL };
 }
 
 /** The gateway's device id in Home Assistant; mesh nodes it hears name it as their `via_device`. */

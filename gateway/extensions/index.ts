@@ -32,6 +32,7 @@ export const EXTENSIONS: readonly ExtensionEntry[] = [
   { name: 'availability', module: './availability', enabled: (c) => c.mqtt.enabled },
   { name: 'bridge-health', module: './bridge-health', enabled: (c) => c.mqtt.enabled },
   { name: 'ha-discovery', module: './ha-discovery', enabled: (c) => c.mqtt.enabled && c.mqtt.homeassistant.enabled },
+  { name: 'ha-nodes', module: './ha-nodes', enabled: (c) => c.mqtt.enabled },
   {
     name: 'hub-bridge',
     module: './hub-bridge',

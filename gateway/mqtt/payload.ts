@@ -12,6 +12,6 @@ export function messagePayload(event: MeshMessageEvent, gatewayId: string): stri
   let tail = `,"rx_radio":${JSON.stringify(rx.radioId)},"rx_peer":${JSON.stringify(rx.peerId)}`;
   if (rx.peerAddress !== undefined) tail += `,"rx_peer_address":${JSON.stringify(rx.peerAddress)}`;
   if (rx.rssi !== undefined) tail += `,"rssi":${rx.rssi}`;
-  tail += `,"rx_codec":"${event.codec}","received_at":${rx.receivedAt},"to_gateway":${event.toGateway},"gateway":${JSON.stringify(gatewayId)}}`;
+  tail += `,"rx_codec":"${event.codec}","received_at":${rx.receivedAt},"to_gateway":${event.toGateway},"sender_verified":${event.senderVerified},"gateway":${JSON.stringify(gatewayId)}}`;
   return floor.slice(0, -1) + tail;
 }

@@ -271,7 +271,7 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
     assert.deepEqual(body.device.identifiers, ['clawling_gw-test']);
     assert.equal(body.origin.name, '@clawling/node-red-mesh');
     assert.equal(body.components.radio_sim0_state!.state_topic, `${BASE}/radios/sim0/state`);
-    assert.ok(broker.published.some((p) => p.topic === topic && p.retain), 'published retained');
+    await eventually(() => broker.published.some((p) => p.topic === topic && p.retain), 5000, 'published retained');
     await rec.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
     await rec.until(() => configs().length === 2, 5000, 'republished');
     await rec.client.publishAsync('homeassistant/status', 'offline', { qos: 1 });

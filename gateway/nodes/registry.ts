@@ -1,0 +1,113 @@
+/**
+ * The mesh nodes this gateway hears: every sender of a message or ACK and every neighbour with a known address. A
+ * node is *connected* while it is a connected neighbour of one of the radios, or was heard within the heard
+ * window; it is *forgotten* once it has not been heard for `forget_after_s`. The registry is bounded: a neighbour
+ * can claim any sender address, so past `maxNodes` the node heard longest ago (never a connected neighbour) goes.
+ */
+import { isAddress } from '../../lib/mesh/address';
+import type { ReadingValue } from './readings';
+
+export interface LastMessage {
+  id: string;
+  app_id: string;
+  /** The text content, cut to what a Home Assistant state holds (255 characters). */
+  content: string;
+  at: number;
+  hop_count: number;
+  sender_verified: boolean;
+}
+
+export interface NodeRecord {
+  address: string;
+  firstSeen: number;
+  lastSeen: number;
+  rssi?: number;
+  /** `radioId/peerId` of each connected link to this node. */
+  links: Set<string>;
+  messages: number;
+  lastMessage?: LastMessage;
+  readings: Record<string, ReadingValue>;
+  mismatches: number;
+  lastMismatch?: { key: string; reason: string; at: number };
+}
+
+export interface RegistryOptions {
+  self: string;
+  heardWindowMs: number;
+  forgetAfterMs: number;
+  maxNodes?: number;
+}
+
+export const STATE_TEXT_LIMIT = 255;
+
+export class NodeRegistry {
+  private readonly nodes = new Map<string, NodeRecord>();
+  private readonly maxNodes: number;
+
+  constructor(private readonly options: RegistryOptions) {
+    this.maxNodes = options.maxNodes ?? 1000;
+  }
+
+  get size(): number {
+    return this.nodes.size;
+  }
+
+  get(address: string): NodeRecord | undefined {
+    return this.nodes.get(address);
+  }
+
+  list(): NodeRecord[] {
+    return [...this.nodes.values()];
+  }
+
+  /** Records that `address` was heard; `undefined` when it is not a mesh address or is the gateway itself. */
+  heard(address: string, at: number, rssi?: number): NodeRecord | undefined {
+    if (address === this.options.self || !isAddress(address)) return undefined;
+    let node = this.nodes.get(address);
+    if (!node) {
+      this.makeRoom();
+      node = { address, firstSeen: at, lastSeen: at, links: new Set(), messages: 0, readings: {}, mismatches: 0 };
+      this.nodes.set(address, node);
+    }
+    node.lastSeen = Math.max(node.lastSeen, at);
+    if (rssi !== undefined) node.rssi = rssi;
+    return node;
+  }
+
+  message(node: NodeRecord, m: Omit<LastMessage, 'content'> & { content: string }): void {
+    node.messages += 1;
+    node.lastMessage = { ...m, content: m.content.length > STATE_TEXT_LIMIT ? `${m.content.slice(0, STATE_TEXT_LIMIT - 1)}…` : m.content };
+  }
+
+  /** A link to a neighbour came up or went down. */
+  link(address: string, link: string, connected: boolean, at: number, rssi?: number): NodeRecord | undefined {
+    const node = connected ? this.heard(address, at, rssi) : this.nodes.get(address);
+    if (!node) return undefined;
+    if (connected) node.links.add(link);
+    else {
+      node.links.delete(link);
+      node.lastSeen = Math.max(node.lastSeen, at);
+    }
+    return node;
+  }
+
+  connected(node: NodeRecord, now: number): boolean {
+    return node.links.size > 0 || now - node.lastSeen <= this.options.heardWindowMs;
+  }
+
+  /** Nodes not heard for the forget time and not linked: for the periodic sweep. */
+  forgettable(now: number): NodeRecord[] {
+    return this.list().filter((n) => n.links.size === 0 && now - n.lastSeen > this.options.forgetAfterMs);
+  }
+
+  forget(address: string): boolean {
+    return this.nodes.delete(address);
+  }
+
+  private makeRoom(): void {
+    if (this.nodes.size < this.maxNodes) return;
+    let oldest: NodeRecord | undefined;
+    for (const n of this.nodes.values()) if (n.links.size === 0 && (!oldest || n.lastSeen < oldest.lastSeen)) oldest = n;
+    if (oldest) this.nodes.delete(oldest.address);
+  }
+}
