@@ -249,6 +249,24 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
     await late.close();
   });
 
+  it('keeps the retained radio counters and neighbour last_seen following the traffic, a few seconds behind at most', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    const radioState = () => rec.json<{ counters?: { framesIn: number } }>(`${BASE}/radios/sim0/state`);
+    const peerState = () => rec.json<{ last_seen: string }>(`${BASE}/radios/sim0/peers/alice`);
+    await rec.until(() => radioState().length > 0 && peerState().length > 0, 5000, 'the first states');
+    const seenBefore = Date.parse(peerState().at(-1)!.last_seen);
+    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 3; i++) {
+      const m = text(alice, gw.gateway.info.address, `reading ${i}`);
+      await alice.send(m);
+      await alice.waitFor(ackFor(m.id.toString()));
+    }
+    await rec.until(() => (radioState().at(-1)?.counters?.framesIn ?? 0) >= 3, 12000, 'counters that follow the frames');
+    await rec.until(() => Date.parse(peerState().at(-1)!.last_seen) > seenBefore, 12000, 'a later last_seen');
+    const publishes = rec.on(`${BASE}/radios/sim0/peers/alice`).length;
+    assert.ok(publishes <= 3, `rate-limited: ${publishes} peer publishes for 3 messages`);
+  });
+
   it('announces itself to Home Assistant as one device, and does so again on its birth message', async () => {
     const topic = 'homeassistant/device/clawling_gw-test/config';
     const configs = () => rec.messages.filter((m) => m.topic === topic);
