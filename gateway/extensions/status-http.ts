@@ -112,7 +112,7 @@ export class StatusHttp extends Extension {
               'content-type': 'text/html; charset=utf-8',
               'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
             })
-            .end(renderStatusPage(this.ctx.snapshot(), this.recent));
+            .end(renderStatusPage(this.ctx.snapshot(), this.recent, this.ctx.config.nodes.names));
           return;
         default:
           res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('not found\n');

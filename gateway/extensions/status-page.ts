@@ -37,7 +37,9 @@ function short(address: string | undefined): string {
   return address.length > 20 ? `${address.slice(0, 10)}…${address.slice(-6)}` : address;
 }
 
-export function renderStatusPage(s: GatewaySnapshot, recent: readonly RecentMessage[]): string {
+/** `names`: friendly names by mesh address (config `nodes.names`), shown before the shortened address. */
+export function renderStatusPage(s: GatewaySnapshot, recent: readonly RecentMessage[], names: Readonly<Record<string, string>> = {}): string {
+  const who = (address: string | undefined): string => (address !== undefined && names[address] !== undefined ? `${names[address]} (${short(address)})` : short(address));
   const mqtt = s.mqtt.enabled ? (s.mqtt.connected ? `connected (MQTT ${s.mqtt.protocol_version === 5 ? '5' : '3.1.1'})` : 'disconnected') : 'disabled';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -56,13 +58,13 @@ th{background:#f0f0f0}.none{color:#888}code{font-size:.9em}
 <h2>Radios</h2>
 ${table(['radio', 'kind', 'state', 'detail', 'peers'], s.radios.map((r) => [r.id, r.kind, r.state, r.detail, r.peers]))}
 <h2>Neighbours</h2>
-${table(['radio', 'peer', 'address', 'wire', 'RSSI', 'MTU'], s.neighbours.map((n) => [n.radio, n.id, short(n.address), n.wire_versions.includes(1) ? 'binary v1' : 'JSON', n.rssi, n.mtu]))}
+${table(['radio', 'peer', 'address', 'wire', 'RSSI', 'MTU'], s.neighbours.map((n) => [n.radio, n.id, who(n.address), n.wire_versions.includes(1) ? 'binary v1' : 'JSON', n.rssi, n.mtu]))}
 <h2>Queues</h2>
 ${table(['queue', 'depth', 'in flight', 'dropped'], Object.entries(s.queues).map(([name, q]) => [name, q.depth, q.inflight, q.dropped]))}
 <h2>Recent messages</h2>
 ${table(
   ['received', 'id', 'sender', 'recipient', 'app', 'type', 'bytes', 'radio', 'RSSI', 'codec'],
-  recent.map((m) => [new Date(m.at).toISOString().slice(11, 23), m.id, short(m.sender), m.to_gateway ? 'gateway' : short(m.recipient), m.app_id, m.content_type, m.bytes, m.radio, m.rssi, m.codec]),
+  recent.map((m) => [new Date(m.at).toISOString().slice(11, 23), m.id, who(m.sender), m.to_gateway ? 'gateway' : who(m.recipient), m.app_id, m.content_type, m.bytes, m.radio, m.rssi, m.codec]),
 )}
 <p class="meta">Machine-readable: <a href="health">/health</a> · <a href="metrics">/metrics</a> · <a href="status.json">/status.json</a></p>
 </body></html>

@@ -97,6 +97,8 @@ describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', funct
     assert.equal(state.neighbour, true);
     assert.equal(state.rssi, -61);
     assert.deepEqual(state.readings, { temperature: null });
+    const page = await (await fetch(`${gw.gateway.statusUrl!}/`)).text();
+    assert.match(page, new RegExp(`<td>Kitchen \\(${alice.address.slice(0, 10)}…`), 'the friendly name on the status page');
     const unnamed = lastJson<Discovery>(rec, discoveryOf(bob.address))!;
     assert.match(unnamed.device.name, /^Mesh node /);
     assert.equal(unnamed.components.door!.platform, 'binary_sensor');
