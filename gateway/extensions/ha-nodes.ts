@@ -5,8 +5,9 @@
  * and discovery are keyed by the node's address, never by the gateway, so several gateways make one device.
  *
  * State is published at most every `PUBLISH_EVERY_MS` per node: a chatty node costs a few retained publishes a
- * second, not one per frame. Nodes not heard for `nodes.forget_after_s`, or named on `<base>/nodes/forget`, have
- * their retained configs and state cleared.
+ * second, not one per frame. Each gateway also keeps its own view of a node on a retained `via` topic, reads the other
+ * gateways' views, and lists every such gateway in the device's availability. Nodes not heard for
+ * `nodes.forget_after_s`, or named on `<nodes.topic>/forget`, have their retained configs and state cleared.
  */
 import { composeMessage } from '../../lib/mesh/composer';
 import type { MeshAckEvent, MeshMessageEvent, PeerChangeEvent } from '../bus';
@@ -21,6 +22,17 @@ import { deviceDiscoveryTopic, devicePayload, entitySlug, type HaComponent, type
 
 const PUBLISH_EVERY_MS = 250;
 const SEND_STATUSES = ['sent', 'acked', 'ack_timeout', 'no_route', 'rejected'];
+
+/** Another gateway's view of a node, from its retained `via` topic. */
+interface ViaInfo {
+  bridgeState: string;
+  connected: boolean;
+  rssi: number | null;
+  lastSeen: number;
+}
+
+/** Bounds what hostile or stale retained `via` topics can make this gateway hold. */
+const MAX_OTHER_VIEWS = 4096;
 
 interface LastSend {
   id?: string;
@@ -39,6 +51,10 @@ export class HaNodes extends Extension {
   private readonly announced = new Map<string, string>();
   private readonly lastSend = new Map<string, LastSend>();
   private readonly wasConnected = new Map<string, boolean>();
+  /** Other gateways' views by node address, then gateway id; and whether each gateway's bridge is online. */
+  private readonly others = new Map<string, Map<string, ViaInfo>>();
+  private otherViews = 0;
+  private readonly bridgeOnline = new Map<string, boolean>();
   private flushTimer: unknown;
   private sweepTimer: unknown;
   private readonly mismatches: Counter;
@@ -57,10 +73,6 @@ export class HaNodes extends Extension {
     this.mismatches = ctx.metrics.counter('clawling_gateway_node_mapping_mismatches_total', 'Messages that matched a device mapping but gave no value, by mapping and entity.');
   }
 
-  get forgetTopic(): string {
-    return `${this.ctx.mqtt!.topics.base}/nodes/forget`;
-  }
-
   override async start(): Promise<void> {
     const conn = this.ctx.mqtt!.connection;
     this.ctx.bus.on('meshMessage', this, (e) => this.onMesh(e));
@@ -69,7 +81,8 @@ export class HaNodes extends Extension {
     conn.on('up', this.onUp);
     conn.on('message', this.onMessage);
     conn.subscribe(this.topics.sendFilter, 1);
-    conn.subscribe(this.forgetTopic, 1);
+    conn.subscribe(this.topics.forget, 1);
+    conn.subscribe(this.topics.viaFilter, 1);
     for (const n of this.ctx.mesh.neighbours()) this.onPeer({ radioId: n.radioId, peer: n.peer, change: 'up' });
     this.scheduleSweep();
   }
@@ -154,8 +167,8 @@ export class HaNodes extends Extension {
   /** Nodes whose heard window ran out change to not connected; nodes past the forget time are forgotten. */
   sweep(): void {
     const now = this.now;
-    for (const node of this.registry.forgettable(now)) this.forget(node.address, 'not heard');
-    for (const node of this.registry.list()) if (this.wasConnected.get(node.address) !== this.registry.connected(node, now)) this.touch(node);
+    for (const node of this.registry.forgettable(now)) this.forget(node.address, 'timeout');
+    for (const node of this.registry.list()) if (this.wasConnected.get(node.address) !== this.siteConnected(node, now)) this.touch(node);
   }
 
   displayName(address: string): string {
@@ -205,9 +218,24 @@ export class HaNodes extends Extension {
         serial_number: node.address,
         via_device: gatewayObjectId(this.ctx.info.id),
       },
-      availability: [{ topic: this.ctx.mqtt!.topics.bridgeState, payload_available: 'online', payload_not_available: 'offline' }],
+      // Available while any gateway that hears the node is up: the same list whichever gateway publishes it.
+      availability: this.bridgesOf(node.address).map((topic) => ({ topic, payload_available: 'online', payload_not_available: 'offline' })),
+      availabilityMode: 'any',
       components,
     };
+  }
+
+  private bridgesOf(address: string): string[] {
+    const own = this.ctx.mqtt!.topics.bridgeState;
+    const all = new Set([own, ...[...(this.others.get(address)?.values() ?? [])].map((v) => v.bridgeState)]);
+    return [...all].sort();
+  }
+
+  /** Connected as the site sees it: here, or at another gateway whose bridge is online. */
+  private siteConnected(node: NodeRecord, now: number): boolean {
+    if (this.registry.connected(node, now)) return true;
+    for (const v of this.others.get(node.address)?.values() ?? []) if (v.connected && this.bridgeOnline.get(v.bridgeState) === true) return true;
+    return false;
   }
 
   /** The keys every mapped entity of this node reads, null until a message gave it (Home Assistant shows unknown). */
@@ -222,7 +250,7 @@ export class HaNodes extends Extension {
 
   statePayload(node: NodeRecord): Record<string, unknown> {
     const now = this.now;
-    const connected = this.registry.connected(node, now);
+    const connected = this.siteConnected(node, now);
     this.wasConnected.set(node.address, connected);
     const last = this.lastSend.get(node.address);
     return {
@@ -253,10 +281,24 @@ export class HaNodes extends Extension {
       }
     }
     conn.publish(this.topics.state(node.address), JSON.stringify(this.statePayload(node)), { qos: 1, retain: true }, () => undefined);
+    const via = {
+      gateway: this.ctx.info.id,
+      bridge_state_topic: this.ctx.mqtt!.topics.bridgeState,
+      connected: this.registry.connected(node, this.now),
+      neighbour: node.links.size > 0,
+      rssi: node.rssi ?? null,
+      last_seen: new Date(node.lastSeen).toISOString(),
+    };
+    conn.publish(this.topics.via(node.address, this.ctx.info.id), JSON.stringify(via), { qos: 1, retain: true }, () => undefined);
   }
 
-  /** Clears the node's retained discovery and state; true when it was known. */
-  forget(address: string, why: string): boolean {
+  /**
+   * Forgets the node here and clears this gateway's `via` topic. The device itself (discovery and state) is cleared
+   * too unless it is the timeout and another gateway that is online still has a view of the node.
+   */
+  forget(address: string, why: 'timeout' | 'command'): boolean {
+    const heardElsewhere = [...(this.others.get(address)?.values() ?? [])].some((v) => this.bridgeOnline.get(v.bridgeState) === true);
+    const clearDevice = why === 'command' || !heardElsewhere;
     const known = this.registry.forget(address);
     this.dirty.delete(address);
     this.lastSend.delete(address);
@@ -264,17 +306,31 @@ export class HaNodes extends Extension {
     this.announced.delete(address);
     const conn = this.ctx.mqtt!.connection;
     if (conn.connected) {
-      if (this.ctx.config.mqtt.homeassistant.enabled) {
+      conn.publish(this.topics.via(address, this.ctx.info.id), '', { qos: 1, retain: true }, () => undefined);
+      if (clearDevice && this.ctx.config.mqtt.homeassistant.enabled) {
         conn.publish(deviceDiscoveryTopic(this.ctx.config.mqtt.homeassistant.discovery_prefix, nodeObjectId(address)), '', { qos: 1, retain: true }, () => undefined);
       }
-      conn.publish(this.topics.state(address), '', { qos: 1, retain: true }, () => undefined);
+      if (clearDevice) conn.publish(this.topics.state(address), '', { qos: 1, retain: true }, () => undefined);
     }
     if (known) this.ctx.logger.info({ address, why }, 'mesh node forgotten');
     return known;
   }
 
   private incoming(m: ConnectionEvents['message']): void {
-    if (m.topic === this.forgetTopic) {
+    const via = this.topics.parseVia(m.topic);
+    if (via) {
+      this.otherView(via.address, via.gatewayId, m.payload);
+      return;
+    }
+    if (this.bridgeOnline.has(m.topic)) {
+      this.bridgeOnline.set(m.topic, m.payload.toString('utf8') === 'online');
+      for (const [address, views] of this.others) {
+        const node = this.registry.get(address);
+        if (node && [...views.values()].some((v) => v.bridgeState === m.topic)) this.touch(node);
+      }
+      return;
+    }
+    if (m.topic === this.topics.forget) {
       const text = m.payload.toString('utf8').trim();
       let address = text;
       if (text.startsWith('{')) {
@@ -284,12 +340,53 @@ export class HaNodes extends Extension {
           address = '';
         }
       }
-      const known = address !== '' && this.forget(address, 'forget command');
-      this.ctx.mqtt!.connection.publish(`${this.forgetTopic}/result`, JSON.stringify({ address, status: known ? 'forgotten' : 'unknown' }), { qos: 1 }, () => undefined);
+      const known = address !== '' && this.forget(address, 'command');
+      this.ctx.mqtt!.connection.publish(`${this.topics.forget}/result`, JSON.stringify({ gateway: this.ctx.info.id, address, status: known ? 'forgotten' : 'unknown' }), { qos: 1 }, () => undefined);
       return;
     }
     const address = this.topics.addressOfSend(m.topic);
     if (address !== undefined) void this.sendTo(address, m.payload.toString('utf8'));
+  }
+
+  /** Another gateway's retained view of a node: kept (bounded), its bridge state followed, the node republished. */
+  private otherView(address: string, gatewayId: string, payload: Buffer): void {
+    if (gatewayId === this.ctx.info.id) return;
+    let views = this.others.get(address);
+    const had = views?.has(gatewayId) ?? false;
+    let info: ViaInfo | undefined;
+    if (payload.length > 0 && payload.length < 4096) {
+      try {
+        const v = JSON.parse(payload.toString('utf8')) as Record<string, unknown>;
+        if (typeof v.bridge_state_topic === 'string' && v.bridge_state_topic.length > 0 && !/[#+]/.test(v.bridge_state_topic)) {
+          info = {
+            bridgeState: v.bridge_state_topic,
+            connected: v.connected === true,
+            rssi: typeof v.rssi === 'number' ? v.rssi : null,
+            lastSeen: typeof v.last_seen === 'string' ? Date.parse(v.last_seen) || 0 : 0,
+          };
+        }
+      } catch {
+        info = undefined;
+      }
+    }
+    if (!info) {
+      if (had) {
+        views!.delete(gatewayId);
+        this.otherViews -= 1;
+        if (views!.size === 0) this.others.delete(address);
+      }
+    } else {
+      if (!had && this.otherViews >= MAX_OTHER_VIEWS) return;
+      if (!views) this.others.set(address, (views = new Map()));
+      if (!had) this.otherViews += 1;
+      views.set(gatewayId, info);
+      if (!this.bridgeOnline.has(info.bridgeState)) {
+        this.bridgeOnline.set(info.bridgeState, false);
+        this.ctx.mqtt!.connection.subscribe(info.bridgeState, 1);
+      }
+    }
+    const node = this.registry.get(address);
+    if (node) this.touch(node);
   }
 
   private async sendTo(address: string, text: string): Promise<void> {

@@ -13,7 +13,7 @@ import type { HaNodes } from '../../../gateway/extensions/ha-nodes';
 import type { VirtualPeer } from '../../../gateway/radios';
 import { discoveryProblems } from '../../support/ha-discovery-rules';
 import { Recorder, startBroker, type TestBroker } from '../support/broker';
-import { BASE, startGateway, type Running } from '../support/gateway';
+import { startGateway, type Running } from '../support/gateway';
 
 const NODES = 'clawling/nodes';
 
@@ -46,7 +46,7 @@ describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', funct
 
   beforeEach(async () => {
     broker = await startBroker();
-    rec = await Recorder.connect(broker.url, ['homeassistant/#', `${NODES}/#`, `${BASE}/nodes/#`]);
+    rec = await Recorder.connect(broker.url, ['homeassistant/#', `${NODES}/#`]);
     // The addresses of the virtual peers come from their identities; learn them from a first gateway run.
     gw = await startGateway(broker);
     alice = gw.peer('sim0', 'alice');
@@ -170,9 +170,10 @@ describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', funct
     assert.equal(ext.registry.get(far), undefined);
     assert.ok(ext.registry.get(alice.address), 'a connected neighbour is never forgotten by time');
 
-    await rec.client.publishAsync(`${BASE}/nodes/forget`, alice.address, { qos: 1 });
+    await rec.client.publishAsync(`${NODES}/forget`, alice.address, { qos: 1 });
     await rec.until(() => last(rec, discoveryOf(alice.address)) === '', 5000, 'cleared on command');
-    assert.deepEqual(rec.json<{ status: string }>(`${BASE}/nodes/forget/result`).map((r) => r.status), ['forgotten']);
+    assert.deepEqual(rec.json<{ status: string; gateway: string }>(`${NODES}/forget/result`).map((r) => `${r.gateway}:${r.status}`), ['gw-test:forgotten']);
+    assert.equal(last(rec, `${NODES}/${alice.address}/via/gw-test`), '', 'its own view cleared too');
     assert.ok(rec.messages.filter((m) => m.topic === discoveryOf(alice.address) && m.payload.length === 0).length >= 1);
     assert.ok(!isAck(relayed));
   });
