@@ -1,11 +1,12 @@
 /**
  * `npm run bench:gateway`: radio → MQTT through the whole gateway (BLE fragment reassembly, decode, dedup, control
  * gate, durable sqlite outbox, QoS 1 publish, mesh ACK after PUBACK and after the outbox is on disk, ACK fragmented
- * for the radio), against an aedes broker in another process; then radio → hub (`bench/gateway-hub.bench.ts`).
+ * for the radio), against an aedes broker in another process; then radio → hub (`bench/gateway-hub.bench.ts`) and a
+ * 40 000-message hub replay into the gateway (`bench/gateway-hub-replay.bench.ts`).
  *
- * The gateway runs in its own process with the Node flags of the shipped systemd unit's `ExecStart=`. Its peers are, by default,
- * this driver ("remote peers", `bench/gateway-bench-radio.ts`): the driver encodes and fragments the peers'
- * messages, so the gateway's CPU figure counts what a gateway does and not what a phone does. A second, shorter run
+ * The gateway runs in its own process with the Node flags of the shipped systemd unit's `ExecStart=`. Its peers
+ * are, by default, this driver ("remote peers", `bench/gateway-bench-radio.ts`): the driver encodes and fragments the
+ * peers' messages, so the gateway's CPU figure counts what a gateway does and not what a phone does. A second, shorter run
  * puts the peers in the gateway process as `npm start` does (simulated radios whose virtual peers fragment, and
  * reassemble and decode every ACK), and prints that figure beside the first.
  *
@@ -14,8 +15,8 @@
  * from this process. Targets (issue 6): ≥ 5 000 messages/s radio → MQTT on one core, p50 < 5 ms, RSS < 80 MB.
  *
  * Variables: BENCH_MESSAGES, BENCH_RATE, BENCH_STORE_SYNC (full|normal), BENCH_NODE_FLAGS, BENCH_INFLIGHT,
- * BENCH_AHEAD, BENCH_HUB (0 skips radio → hub), BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>,
- * BENCH_HEAPSNAPSHOT=<dir>, BENCH_DEBUG.
+ * BENCH_AHEAD, BENCH_HUB (0 skips radio → hub), BENCH_HUB_REPLAY (0 skips the replay; BENCH_REPLAY_MESSAGES),
+ * BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>, BENCH_HEAPSNAPSHOT=<dir>, BENCH_DEBUG.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,6 +31,7 @@ import { createMessage } from '../lib/mesh/message';
 import { MessageId } from '../lib/mesh/message-id';
 import { packUnits } from './gateway-bench-radio';
 import { benchRadioToHub } from './gateway-hub.bench';
+import { benchHubReplay } from './gateway-hub-replay.bench';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
 
 const THROUGHPUT_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20000);
@@ -349,6 +351,10 @@ async function main(): Promise<void> {
   if (process.env.BENCH_HUB !== '0') {
     console.log('');
     await benchRadioToHub();
+  }
+  if (process.env.BENCH_HUB_REPLAY !== '0') {
+    console.log('');
+    await benchHubReplay();
   }
 }
 
