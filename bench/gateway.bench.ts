@@ -1,11 +1,12 @@
 /**
  * `npm run bench:gateway`: radio → MQTT through the whole gateway (BLE fragment reassembly, decode, dedup, control
  * gate, durable sqlite outbox, QoS 1 publish, mesh ACK after PUBACK and after the outbox is on disk, ACK fragmented
- * for the radio), against an aedes broker in another process; then radio → hub (`bench/gateway-hub.bench.ts`).
+ * for the radio), against an aedes broker in another process; then radio → hub (`bench/gateway-hub.bench.ts`) and a
+ * 40 000-message hub replay into the gateway (`bench/gateway-hub-replay.bench.ts`).
  *
- * The gateway runs in its own process with the Node options of the shipped systemd unit. Its peers are, by default,
- * this driver ("remote peers", `bench/gateway-bench-radio.ts`): the driver encodes and fragments the peers'
- * messages, so the gateway's CPU figure counts what a gateway does and not what a phone does. A second, shorter run
+ * The gateway runs in its own process with the Node flags of the shipped systemd unit's `ExecStart=`. Its peers
+ * are, by default, this driver ("remote peers", `bench/gateway-bench-radio.ts`): the driver encodes and fragments the
+ * peers' messages, so the gateway's CPU figure counts what a gateway does and not what a phone does. A second, shorter run
  * puts the peers in the gateway process as `npm start` does (simulated radios whose virtual peers fragment, and
  * reassemble and decode every ACK), and prints that figure beside the first.
  *
@@ -13,9 +14,9 @@
  * frame → mesh ACK), and RSS with 4 radios at idle and under load; the baseline is plain mqtt.js QoS 1 publishing
  * from this process. Targets (issue 6): ≥ 5 000 messages/s radio → MQTT on one core, p50 < 5 ms, RSS < 80 MB.
  *
- * Variables: BENCH_MESSAGES, BENCH_RATE, BENCH_STORE_SYNC (full|normal), BENCH_NODE_OPTIONS, BENCH_INFLIGHT,
- * BENCH_AHEAD, BENCH_HUB (0 skips radio → hub), BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>,
- * BENCH_HEAPSNAPSHOT=<dir>, BENCH_DEBUG.
+ * Variables: BENCH_MESSAGES, BENCH_RATE, BENCH_STORE_SYNC (full|normal), BENCH_NODE_FLAGS, BENCH_INFLIGHT,
+ * BENCH_AHEAD, BENCH_HUB (0 skips radio → hub), BENCH_HUB_REPLAY (0 skips the replay; BENCH_REPLAY_MESSAGES),
+ * BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>, BENCH_HEAPSNAPSHOT=<dir>, BENCH_DEBUG.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,6 +31,8 @@ import { createMessage } from '../lib/mesh/message';
 import { MessageId } from '../lib/mesh/message-id';
 import { packUnits } from './gateway-bench-radio';
 import { benchRadioToHub } from './gateway-hub.bench';
+import { benchHubReplay } from './gateway-hub-replay.bench';
+import { shippedNodeFlags } from '../test/support/systemd-unit';
 
 const THROUGHPUT_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20000);
 const IN_PROCESS_MESSAGES = Math.min(THROUGHPUT_MESSAGES, 10000);
@@ -40,15 +43,11 @@ const STORE_SYNC = process.env.BENCH_STORE_SYNC ?? 'full';
 const BATCH = 100;
 const SETTLE_MS = 5000;
 
-/** The NODE_OPTIONS of the shipped systemd unit (docs/raspberry-pi.md says why), read from the unit file itself. */
-function unitNodeOptions(): string {
-  const unit = fs.readFileSync(path.join(__dirname, '..', '..', 'gateway', 'systemd', 'clawling-gateway.service'), 'utf8');
-  const m = /^Environment="NODE_OPTIONS=([^"]*)"/m.exec(unit);
-  if (!m) throw new Error('the systemd unit has no Environment="NODE_OPTIONS=…" line');
-  return m[1]!;
-}
-
-const NODE_OPTIONS = (process.env.BENCH_NODE_OPTIONS ?? unitNodeOptions()).split(' ').filter(Boolean);
+/**
+ * The Node flags of the shipped systemd unit (docs/raspberry-pi.md says why), read from the unit file the way systemd
+ * reads it: the words between `node` and the script of its `ExecStart=`. BENCH_NODE_FLAGS replaces them.
+ */
+const NODE_FLAGS = process.env.BENCH_NODE_FLAGS !== undefined ? process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean) : shippedNodeFlags();
 
 interface GwStats {
   rss: number;
@@ -165,7 +164,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   const layout = radios.map((r) => ({ id: r.id, queue_limit: r.queue_limit, peers: r.peers }));
   const gw = fork(path.join(__dirname, 'gateway-bench-child.js'), [configFile, mode, JSON.stringify(layout)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: [...NODE_OPTIONS, ...profiling, ...snapshots],
+    execArgv: [...NODE_FLAGS, ...profiling, ...snapshots],
   });
   const askGw = asker(gw);
   let finished = false;
@@ -346,12 +345,16 @@ async function main(): Promise<void> {
   console.log(`  of which file-backed (node binary, libraries; shared) / anonymous (the process's own): idle ${mb(remote.idleSplit.file)} / ${mb(remote.idleSplit.anon)} MB, saturated peak ${mb(remote.loadSplit.file)} / ${mb(remote.loadSplit.anon)} MB`);
   if (inProcess) console.log(`  RSS with the peers in process: idle ${mb(inProcess.idleRss)} MB, saturated (peak) ${mb(inProcess.loadRss)} MB`);
   console.log(`  mesh ACKs sent (each after its PUBACK)          ${String(remote.acks).padStart(8)}   ACK frames written to the radios ${remote.written}`);
-  console.log(`  node options of the gateway process             ${NODE_OPTIONS.join(' ') || '(none)'}`);
+  console.log(`  node flags of the gateway process (systemd unit) ${NODE_FLAGS.join(' ') || '(none)'}`);
   if (process.env.BENCH_DEBUG) console.dir({ remote: remote.debug, inProcess: inProcess?.debug }, { depth: 5 });
 
   if (process.env.BENCH_HUB !== '0') {
     console.log('');
     await benchRadioToHub();
+  }
+  if (process.env.BENCH_HUB_REPLAY !== '0') {
+    console.log('');
+    await benchHubReplay();
   }
 }
 

@@ -126,9 +126,17 @@ function interrupted(): { promise: Promise<void>; dispose(): void } {
 async function tail(values: Values, io: CliIo): Promise<number> {
   const { client, store } = connect(values, io);
   const chat = values.chat;
-  let lines = Promise.resolve();
+  // Backpressure end to end: when stdout is backed up (a slow pipe, a terminal), the client stops reading the hub
+  // until it drains, so a flood waits in the hub and not in this process.
+  let hold: (() => void) | undefined;
+  io.stdout.on('error', () => undefined);
   const print = (text: string): void => {
-    lines = lines.then(() => write(io.stdout, text)).catch(() => undefined);
+    if (io.stdout.write(text) || hold) return;
+    hold = client.holdReceive();
+    io.stdout.once('drain', () => {
+      hold?.();
+      hold = undefined;
+    });
   };
   const authFailed = new Promise<void>((resolve) => {
     client.on('state', (s) => {
@@ -145,7 +153,7 @@ async function tail(values: Values, io: CliIo): Promise<number> {
   const outcome = await Promise.race([authFailed.then(() => 'auth' as const), signal.promise.then(() => 'stop' as const)]);
   signal.dispose();
   await client.stop();
-  await lines;
+  await write(io.stdout, '').catch(() => undefined);
   store.close();
   if (outcome === 'auth') {
     io.stderr.write(AUTH_MESSAGE);

@@ -98,6 +98,10 @@ export interface HubClientStats {
   outbox: number;
   inFlight: number;
   deliveryMode: DeliveryMode | undefined;
+  /** Times the receive backlog reached `receiveMaxFrames` / `receiveMaxChars` and reading paused. */
+  receiveSaturations: number;
+  /** Most received frames waiting to be handled at once. */
+  receivePeakBacklog: number;
 }
 
 export class HubClient {
@@ -158,6 +162,9 @@ export class HubClient {
   /** The last batch could not be persisted: the next hello-ok must not reset the backoff (a broken disk is no reason to spin). */
   private persistFailed = false;
   private connectionCount = 0;
+  /** The session whose socket reading is paused (receive backlog full, or a consumer's hold). */
+  private readPaused: Session | undefined;
+  private receiveHolds = 0;
   private dseqGaps = 0;
   private retransmits = 0;
 
@@ -202,7 +209,8 @@ export class HubClient {
         this.live?.close('dead-socket', true);
       },
       warn: (err) => this.warn(err),
-    });
+      drained: () => this.updateReading(),
+    }, { maxFrames: this.o.receiveMaxFrames, maxChars: this.o.receiveMaxChars });
     if (this.outbox.unreadable > 0) {
       this.warn(new HubError('STORE_FAILED', `${this.outbox.unreadable} unreadable outbox records were dropped`, { count: this.outbox.unreadable }));
     }
@@ -514,7 +522,38 @@ export class HubClient {
       outbox: this.outbox.size,
       inFlight: this.outbox.inFlight,
       deliveryMode: this.live ? this.ack.deliveryMode : undefined,
+      receiveSaturations: c.saturations,
+      receivePeakBacklog: c.peakBacklog,
     };
+  }
+
+  /**
+   * Consumer backpressure: the client stops reading from the hub (frames already read are still reported) until
+   * the returned function is called; holds nest. For a consumer whose own output is backed up, e.g. a full stdout.
+   */
+  holdReceive(): () => void {
+    this.receiveHolds++;
+    this.updateReading();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.receiveHolds--;
+      this.updateReading();
+    };
+  }
+
+  /** Pauses or resumes reading the live socket as the receive backlog and the holds ask. */
+  private updateReading(): void {
+    const session = this.live;
+    const pause = this.pipeline.saturated || this.receiveHolds > 0;
+    if (pause && session && this.readPaused !== session) {
+      this.readPaused = session;
+      session.pauseReading();
+    } else if (!pause && this.readPaused) {
+      if (this.readPaused === session) session.resumeReading();
+      this.readPaused = undefined;
+    }
   }
 
   /** Resolves when every frame received so far has been persisted and reported. */
@@ -567,6 +606,7 @@ export class HubClient {
           if (this.replaying) this.replayFrames++;
           this.pingOutstandingSince = undefined;
           this.pipeline.push({ sessionId: s.id, parsed, replay: this.replaying });
+          if (this.pipeline.saturated) this.updateReading();
         },
         onDseqGap: (_s, expected, got) => {
           this.dseqGaps++;
@@ -589,6 +629,7 @@ export class HubClient {
       this.warn(new HubError('BAD_OPTIONS', `the hub resolved device id ${hello.deviceId}, not ${this.device}`, { resolved: hello.deviceId }));
     }
     this.setState({ state: 'replaying', deliveryMode: mode });
+    this.updateReading();
     this.armReplayIdle();
     this.armProbe();
     for (const userId of this.presence.list()) session.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
@@ -603,6 +644,7 @@ export class HubClient {
     for (const w of waiters) w();
     this.session = undefined;
     this.live = undefined;
+    this.readPaused = undefined;
     this.replaying = false;
     this.ack.end();
     this.outbox.requeueAll();
@@ -681,6 +723,11 @@ export class HubClient {
     this.replayTimer = this.clock.setTimeout(() => {
       this.replayTimer = undefined;
       if (this.live !== session || !this.replaying) return;
+      // Not reading is not the hub being quiet.
+      if (this.readPaused === session) {
+        this.armReplayIdle();
+        return;
+      }
       const quiet = this.clock.now() - session.lastFrameAt;
       if (quiet < this.o.replayIdleMs) {
         this.armReplayIdle(this.o.replayIdleMs - quiet);
@@ -698,6 +745,12 @@ export class HubClient {
     const session = this.live;
     if (!session || this.o.pingSilenceMs === 0) return;
     const now = this.clock.now();
+    // While this side does not read, silence proves nothing (and a pong could not be read): look again later.
+    if (this.readPaused === session) {
+      this.pingOutstandingSince = undefined;
+      this.probeTimer = this.clock.setTimeout(() => this.armProbe(), this.o.pingSilenceMs);
+      return;
+    }
     if (this.pingOutstandingSince !== undefined) {
       if (session.lastFrameAt > this.pingOutstandingSince) this.pingOutstandingSince = undefined;
       else if (now - this.pingOutstandingSince >= this.o.pongTimeoutMs) {

@@ -63,6 +63,12 @@ export interface HubClientOptions {
   ackEagerWindow?: number;
   /** Replay is considered over after this long without a frame if `replay.done` never comes (default 5000 ms). */
   replayIdleMs?: number;
+  /**
+   * Received frames waiting to be handled, at most: this many (default 1024) and this many characters of frame
+   * text (default 4 Mi). At either limit the client stops reading the socket until the backlog is down to half.
+   */
+  receiveMaxFrames?: number;
+  receiveMaxChars?: number;
   /** Silence after which a JSON `ping` probes the socket (default 30 000 ms; 0 disables), and how long a reply may take (10 000 ms). */
   pingSilenceMs?: number;
   pongTimeoutMs?: number;
@@ -113,6 +119,8 @@ export interface ResolvedOptions {
   ackResendMs: number;
   ackEagerWindow: number;
   replayIdleMs: number;
+  receiveMaxFrames: number;
+  receiveMaxChars: number;
   pingSilenceMs: number;
   pongTimeoutMs: number;
   typingRefreshMs: number;
@@ -194,6 +202,8 @@ export function resolveOptions(o: HubClientOptions): ResolvedOptions {
     ackResendMs: duration(o.ackResendMs, 30_000, 'ackResendMs'),
     ackEagerWindow: count(o.ackEagerWindow, 128, 'ackEagerWindow'),
     replayIdleMs: duration(o.replayIdleMs, 5000, 'replayIdleMs'),
+    receiveMaxFrames: count(o.receiveMaxFrames, 1024, 'receiveMaxFrames'),
+    receiveMaxChars: count(o.receiveMaxChars, 4 * 1024 * 1024, 'receiveMaxChars'),
     pingSilenceMs: duration(o.pingSilenceMs, 30_000, 'pingSilenceMs', true),
     pongTimeoutMs: duration(o.pongTimeoutMs, 10_000, 'pongTimeoutMs'),
     typingRefreshMs: duration(o.typingRefreshMs, 3000, 'typingRefreshMs'),

@@ -10,6 +10,11 @@
  * 4. if the commit itself fails, nothing is acked and the connection is dropped: replay will bring the frames back.
  *
  * Frames of a connection that has since closed are still persisted, but their acks are not sent (the epoch is gone).
+ *
+ * The queue of step 1 is bounded (`ReceiveLimits`, count and characters of frame text): once it reaches either limit
+ * the pipeline is `saturated` and the client stops reading the socket (TCP then holds the hub back); when the queue is
+ * down to half of both limits, `drained` tells it to read again. A hub that writes faster than frames are handled,
+ * hostile or merely far ahead in a replay, therefore costs at most the limits plus one socket read of memory.
  */
 import type { InboundFrame, Uplink } from './envelope';
 import { HubError } from './errors';
@@ -28,6 +33,12 @@ export interface PipelineItem {
   replay: boolean;
 }
 
+/** Frames received but not yet handled: at most this many, and at most this many characters of frame text. */
+export interface ReceiveLimits {
+  maxFrames: number;
+  maxChars: number;
+}
+
 export interface PipelineHooks {
   /** Sends on a session if it is still the current live one. */
   send(sessionId: number, frame: Uplink): void;
@@ -38,25 +49,38 @@ export interface PipelineHooks {
   /** The transaction failed: nothing of the batch is acked; the caller drops the connection. */
   commitFailed(err: unknown): void;
   warn(err: HubError): void;
+  /** The queue is back under half of both limits after having been saturated: reading may go on. */
+  drained(): void;
 }
 
 export interface PipelineCounters {
   frames: number;
   quarantined: number;
   commitFailures: number;
+  /** Times the queue reached a limit (and reading paused). */
+  saturations: number;
+  /** Most frames queued at once. */
+  peakBacklog: number;
+}
+
+function chars(item: PipelineItem): number {
+  return item.parsed.ok ? item.parsed.frame.raw.length : item.parsed.raw.length;
 }
 
 export class ReceivePipeline {
   private readonly queue: PipelineItem[] = [];
   private scheduled = false;
   private stopped = false;
-  readonly counters: PipelineCounters = { frames: 0, quarantined: 0, commitFailures: 0 };
+  readonly counters: PipelineCounters = { frames: 0, quarantined: 0, commitFailures: 0, saturations: 0, peakBacklog: 0 };
+  private queuedChars = 0;
+  private full = false;
   private readonly quarantine: Queue;
   private drainWaiters: Array<() => void> = [];
 
   constructor(
     private readonly services: ReceiveServices,
     private readonly hooks: PipelineHooks,
+    private readonly limits: ReceiveLimits,
   ) {
     this.quarantine = services.store.queue(QUARANTINE_QUEUE, { capacity: 1000, overflow: 'drop-oldest' });
   }
@@ -65,9 +89,20 @@ export class ReceivePipeline {
     return this.queue.length;
   }
 
+  /** A limit was reached and the queue has not drained to half of both since: the reader should pause. */
+  get saturated(): boolean {
+    return this.full;
+  }
+
   push(item: PipelineItem): void {
     if (this.stopped) return;
     this.queue.push(item);
+    this.queuedChars += chars(item);
+    if (this.queue.length > this.counters.peakBacklog) this.counters.peakBacklog = this.queue.length;
+    if (!this.full && (this.queue.length >= this.limits.maxFrames || this.queuedChars >= this.limits.maxChars)) {
+      this.full = true;
+      this.counters.saturations++;
+    }
     if (!this.scheduled) {
       this.scheduled = true;
       // An immediate, not a timer: this is the frame path, which must run even when timers are starved (§11.7).
@@ -84,6 +119,13 @@ export class ReceivePipeline {
   /** Handles whatever is queued now, synchronously (used on stop so nothing received is left unpersisted). */
   drainNow(): void {
     while (this.queue.length > 0) this.runBatch();
+    this.checkDrained();
+  }
+
+  private checkDrained(): void {
+    if (!this.full || this.queue.length > this.limits.maxFrames / 2 || this.queuedChars > this.limits.maxChars / 2) return;
+    this.full = false;
+    this.hooks.drained();
   }
 
   stop(): void {
@@ -95,6 +137,7 @@ export class ReceivePipeline {
   private drain(): void {
     this.scheduled = false;
     this.runBatch();
+    this.checkDrained();
     if (this.queue.length > 0 && !this.stopped) {
       this.scheduled = true;
       setImmediate(() => this.drain());
@@ -110,6 +153,7 @@ export class ReceivePipeline {
   private runBatch(): void {
     const batch = this.queue.splice(0, BATCH_MAX);
     if (batch.length === 0) return;
+    for (const item of batch) this.queuedChars -= chars(item);
     const effects: Array<Array<() => void>> = [];
     try {
       this.services.store.transaction(() => {

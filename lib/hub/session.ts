@@ -122,6 +122,18 @@ export class Session {
     return this.ws.bufferedAmount;
   }
 
+  /**
+   * Stops reading the socket (TCP's window then holds the hub back) until `resumeReading`; frames already read
+   * from the socket are still delivered. Backpressure of the receive path (receive-pipeline.ts).
+   */
+  pauseReading(): void {
+    this.ws.pause();
+  }
+
+  resumeReading(): void {
+    this.ws.resume();
+  }
+
   /** Ends the connection from this side. `hard` kills the socket without a close handshake (dead peer). */
   close(reason: ClientCloseReason, hard = false): void {
     if (this.phase === 'closed') return;

@@ -13,6 +13,7 @@ import {
   checkName,
   decideUpsert,
   DEFAULT_INBOX_CAPACITY,
+  DEFAULT_MEMORY_INBOX_MAX_CHARS,
   positiveInteger,
   resolveQueueOptions,
   resolveSeenCapacity,
@@ -148,14 +149,23 @@ interface StoredRow extends InboxRow {
   ord: number;
 }
 
+/** What a row costs for `inboxMaxChars`: its strings, and a fixed share for the object and the map entry. */
+const ROW_OVERHEAD = 128;
+
+function rowChars(row: InboxRow): number {
+  return row.messageId.length + row.chatId.length + row.event.length + row.senderId.length + row.fingerprint.length + row.body.length + ROW_OVERHEAD;
+}
+
 class MemoryInbox implements InboxTable {
   private rows = new Map<string, StoredRow>();
   private ord = 0;
   private evictedCount = 0;
+  private chars = 0;
 
   constructor(
     private readonly journal: Journal,
     readonly capacity: number,
+    private readonly maxChars: number,
   ) {}
 
   upsert(row: InboxWrite): UpsertOutcome {
@@ -177,7 +187,8 @@ class MemoryInbox implements InboxTable {
       ord: ++this.ord,
     };
     this.put(row.messageId, stored);
-    while (this.rows.size > this.capacity) {
+    // The row just written stays even if it alone is over the budget: a dedup table that forgets at once is none.
+    while (this.rows.size > this.capacity || (this.chars > this.maxChars && this.rows.size > 1)) {
       const oldest = this.rows.keys().next().value as string;
       this.put(oldest, undefined);
       this.bumpEvicted();
@@ -228,11 +239,17 @@ class MemoryInbox implements InboxTable {
   private put(id: string, row: StoredRow | undefined): void {
     const before = this.rows.get(id);
     this.rows.delete(id);
-    if (row) this.rows.set(id, row);
+    if (before) this.chars -= rowChars(before);
+    if (row) {
+      this.rows.set(id, row);
+      this.chars += rowChars(row);
+    }
     this.journal.record(() => {
+      if (this.rows.has(id)) this.chars -= rowChars(this.rows.get(id)!);
       this.rows.delete(id);
       if (before) {
         this.rows.set(id, before);
+        this.chars += rowChars(before);
         this.resort();
       }
     });
@@ -436,7 +453,11 @@ export class MemoryStore implements Store {
   constructor(options: OpenStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     this.kv = new MemoryKeyValue(this.journal);
-    this.inbox = new MemoryInbox(this.journal, positiveInteger(options.inboxCapacity ?? DEFAULT_INBOX_CAPACITY, 'inbox capacity'));
+    this.inbox = new MemoryInbox(
+      this.journal,
+      positiveInteger(options.inboxCapacity ?? DEFAULT_INBOX_CAPACITY, 'inbox capacity'),
+      positiveInteger(options.inboxMaxChars ?? DEFAULT_MEMORY_INBOX_MAX_CHARS, 'inbox maxChars'),
+    );
   }
 
   get closed(): boolean {

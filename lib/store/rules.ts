@@ -7,6 +7,7 @@ import { StoreError } from './errors';
 import type { InboxRow, InboxWrite, QueueOptions, QueueOverflow, SeenSetOptions, StoreValue, UpsertOutcome } from './types';
 
 export const DEFAULT_INBOX_CAPACITY = 100_000;
+export const DEFAULT_MEMORY_INBOX_MAX_CHARS = 8 * 1024 * 1024;
 export const DEFAULT_QUEUE_CAPACITY = 10_000;
 export const DEFAULT_SEEN_CAPACITY = 10_000;
 export const DEFAULT_MAX_ITEM_BYTES = 8 * 1024 * 1024;

@@ -180,6 +180,13 @@ export interface OpenStoreOptions {
   /** Inbox rows kept (least recently written evicted first). Default 100 000. */
   inboxCapacity?: number;
   /**
+   * Memory store only: characters the inbox rows may hold in all (their strings plus a fixed 128 per row), default
+   * 8 Mi; beyond, the least recently written rows are evicted as for `inboxCapacity`. The rows live on the heap
+   * there (100 000 rows with their bodies are far more than a small heap holds); sqlite keeps them on disk and
+   * ignores this.
+   */
+  inboxMaxChars?: number;
+  /**
    * sqlite only. `full` (default) syncs the write-ahead log on every commit: a returned write survives a power cut.
    * `normal` survives a process crash but may lose the last commits on power loss; it spares SD cards.
    */
