@@ -34,6 +34,8 @@ export const PEERS = Object.freeze({
   garden: { radio: 'sim1', address: 'off1qxc2eeust8svyquwc9mcl222c002kdsr7vp2nmyk' },
 });
 
+const NODE_NAMES = Object.freeze({ [PEERS.kitchen.address]: 'Kitchen', [PEERS.porch.address]: 'Porch', [PEERS.garden.address]: 'Garden' });
+
 export function devHubOptions(port: number): DevHubOptions {
   return {
     host: '127.0.0.1',
@@ -66,6 +68,18 @@ export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: st
       { id: 'sim1', kind: 'simulated', latency_ms: 5, peers: [{ id: 'garden', wire_versions: [1], rssi: -66 }] },
     ],
     mqtt: { url: o.mqttUrl, reconnect_min_ms: 200, reconnect_max_ms: 2000 },
+    // Home Assistant (docs/home-assistant.md): every node a device, named; the readings typed.
+    nodes: { names: NODE_NAMES },
+    devices: [
+      {
+        match: { name: 'Kitchen', content: '^temperature ' },
+        entities: [{ key: 'temperature', name: 'Temperature', from: { regex: '(-?\\d+(?:\\.\\d+)?) ?°C' }, unit: '°C', device_class: 'temperature', state_class: 'measurement' }],
+      },
+      {
+        match: { name: 'Garden', content: '^soil moisture ' },
+        entities: [{ key: 'soil_moisture', name: 'Soil moisture', from: { regex: '(\\d+) ?%' }, type: 'integer', unit: '%', device_class: 'moisture', state_class: 'measurement' }],
+      },
+    ],
     http: { enabled: true, host: '127.0.0.1', port: o.statusPort },
     hub: {
       enabled: true,
@@ -74,7 +88,7 @@ export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: st
       user_id: DEMO.gatewayUser,
       reconnect_min_ms: 200,
       reconnect_max_ms: 5000,
-      sender_names: { [PEERS.kitchen.address]: 'Kitchen', [PEERS.porch.address]: 'Porch', [PEERS.garden.address]: 'Garden' },
+      sender_names: NODE_NAMES,
       mesh_to_hub: [{ chat_id: DEMO.chat }],
       // Plain chat messages go to the garden; a reply to a mesh message goes back to the node that sent it.
       hub_to_mesh: [{ chat_id: DEMO.chat, recipient: PEERS.garden.address }],
