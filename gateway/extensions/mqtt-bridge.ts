@@ -143,6 +143,7 @@ export class MqttBridge extends Extension {
       }
     } catch (err) {
       const code = (err as { code?: string }).code ?? 'SEND_FAILED';
+      requestId ??= (err as { details?: { requestId?: string } }).details?.requestId;
       this.sendRequests.inc({ outcome: code === 'NO_ROUTE' ? 'no_route' : 'rejected' });
       this.ctx.logger.debug({ code, requestId }, 'send request refused');
       this.answer(target, { request_id: requestId, id, status: code === 'NO_ROUTE' ? 'no_route' : 'rejected', error: { code, message: (err as Error).message } });

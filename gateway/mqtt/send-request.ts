@@ -4,6 +4,7 @@
  * here only the gateway's own rules are added: the sender is the gateway (given or not), the app id defaults to
  * `gateway.app_id`, and a request may carry `request_id` to match its result.
  */
+import { isAddress } from '../../lib/mesh/address';
 import { composeMessage } from '../../lib/mesh/composer';
 import type { MeshMessage } from '../../lib/mesh/message';
 import { GatewayError } from '../errors';
@@ -13,7 +14,29 @@ export interface SendRequest {
   requestId?: string;
 }
 
+/**
+ * Throws `GatewayError` whose `details.requestId` carries the request's `request_id` whenever the payload had a
+ * usable one, so that even a refused request is answered under its id.
+ */
 export function parseSendRequest(payload: Buffer, gateway: { address: string; appId: string; now: () => number }): SendRequest {
+  let requestId: string | undefined;
+  try {
+    return parse(payload, gateway, (id) => (requestId = id));
+  } catch (err) {
+    if (requestId !== undefined && err instanceof GatewayError) throw new GatewayError(err.code, err.message, { ...err.details, requestId });
+    if (requestId !== undefined && err instanceof Error) throw new GatewayError(((err as { code?: string }).code ?? 'SEND_REJECTED'), err.message, { requestId });
+    throw err;
+  }
+}
+
+/** An `off1…` recipient must be a valid address: a typo must not become a frame every neighbour relays. */
+function checkRecipient(recipient: unknown): void {
+  if (typeof recipient === 'string' && recipient.startsWith('off1') && !isAddress(recipient)) {
+    throw new GatewayError('SEND_BAD_RECIPIENT', `recipient ${JSON.stringify((recipient as string).slice(0, 64))} is not a valid off1 address (checksum, length or characters)`);
+  }
+}
+
+function parse(payload: Buffer, gateway: { address: string; appId: string; now: () => number }, found: (requestId: string) => void): SendRequest {
   let body: unknown;
   try {
     body = JSON.parse(payload.toString('utf8'));
@@ -30,8 +53,10 @@ export function parseSendRequest(payload: Buffer, gateway: { address: string; ap
       throw new GatewayError('SEND_BAD_REQUEST_ID', 'request_id must be a string of at most 256 characters');
     }
     requestId = input.request_id;
+    found(requestId);
     delete input.request_id;
   }
+  checkRecipient(input.recipient);
   if (input.sender !== undefined && input.sender !== gateway.address) {
     throw new GatewayError('BAD_SENDER', `the gateway sends as itself (${gateway.address}); leave sender out`);
   }

@@ -180,9 +180,14 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
     await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: alice.address, content: 'x', metadata: { ack_for: 'forged' }, request_id: 'r3' }), { qos: 1 });
     await rec.client.publishAsync(`${BASE}/send`, '{not json', { qos: 1 });
     await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: alice.address, content: 'x', sender: 'someone-else', request_id: 'r4' }), { qos: 1 });
-    await rec.until(() => results().filter((r) => r.status === 'rejected').length === 3, 5000, 'three rejections');
+    // One character of alice's address changed: the checksum fails, nothing is sent to anyone.
+    const typo = alice.address.slice(0, -1) + (alice.address.endsWith('q') ? 'p' : 'q');
+    await rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: typo, content: 'x', request_id: 'r6' }), { qos: 1 });
+    await rec.until(() => results().filter((r) => r.status === 'rejected').length === 4, 5000, 'four rejections');
     const codes = results().filter((r) => r.status === 'rejected').map((r) => r.error?.code).sort();
-    assert.deepEqual(codes, ['BAD_SENDER', 'RESERVED_METADATA_KEY', 'SEND_BAD_JSON']);
+    assert.deepEqual(codes, ['BAD_SENDER', 'RESERVED_METADATA_KEY', 'SEND_BAD_JSON', 'SEND_BAD_RECIPIENT']);
+    // Refused while parsed, still answered under its request_id.
+    assert.deepEqual(results().filter((r) => r.status === 'rejected').map((r) => r.request_id ?? '-').sort(), ['-', 'r3', 'r4', 'r6']);
     assert.equal(alice.received().some((m) => m.content === 'x'), false);
 
     for (const p of [alice, bob, gw.peer('sim1', 'carol')]) p.vanish();
