@@ -82,16 +82,21 @@ export const command: CliCommand = {
       return 1;
     }
     const u = demo.urls;
+    // Every URL here answers a GET (or, for ws://, a WebSocket upgrade); the media base is only ever shown as the
+    // --url of a command, because on its own it is no page.
     io.stdout.write(
       [
         '',
         'Clawling demo is running (everything on 127.0.0.1):',
-        ...(u.nodeRed ? [`  Node-RED editor:     ${u.nodeRed}/   (flow "Gateway demo", pid ${demo.nodeRedPid})`] : []),
-        `  Gateway status page: ${u.status}`,
-        `  Dev hub:             ${u.hub}   (media ${u.media}, admin ${u.hubAdmin})`,
+        ...(u.nodeRed ? [`  Node-RED editor:     ${u.nodeRed}/   (flow "Gateway demo"; the debug sidebar shows the traffic; pid ${demo.nodeRedPid})`] : []),
+        `  Gateway status page: ${u.status}   (radios, neighbours, recent messages)`,
+        `  Dev hub:             ${u.hub}   (WebSocket; health ${u.media}/health)`,
+        `  Dev hub admin:       ${u.hubAdmin}   (index of the admin routes: devices, inbox, media, faults)`,
         `  MQTT broker:         ${u.mqtt}   (topics clawling/${DEMO.gatewayId}/#)`,
-        `  Hub chat ${DEMO.chat}; write in it as ${DEMO.youUser} with:`,
-        `    YOU_TOKEN=${DEMO.youToken} npx clawling hub send --url ${u.hub} --token-env YOU_TOKEN --user-id ${DEMO.youUser} --device-id you-cli --chat ${DEMO.chat} --text 'hello mesh'`,
+        `  As ${DEMO.youUser} (token ${DEMO.youToken}), write in the hub chat and upload a file to the hub's media service:`,
+        `    export YOU_TOKEN=${DEMO.youToken}`,
+        `    npx clawling hub send --url ${u.hub} --token-env YOU_TOKEN --user-id ${DEMO.youUser} --device-id you-cli --chat ${DEMO.chat} --text 'hello mesh'`,
+        `    npx clawling media upload --url ${u.media} --token-env YOU_TOKEN icons/mesh-encode.svg`,
         `  Logs: ${path.join(dir, 'gateway.log')}, ${path.join(dir, 'node-red.log')}`,
         'Press Ctrl-C to stop.',
         '',

@@ -1,7 +1,8 @@
 /**
  * `clawling dict`: the group app-data dictionary from a shell, JSON in and out, for scripting.
  *
- * Every answer is one JSON object on stdout and exit code 0, whether the library accepted or rejected the input;
+ * Every answer is one JSON object on stdout and exit code 0, whether the library accepted or rejected the input
+ * (with --hex only the resulting bytes, so that a shell can chain create → write → apply; a rejection is then exit 1);
  * exit code 2 means the arguments themselves are unusable (unknown option, missing value, bad hex, bad inbox id),
  * with the reason on stderr.
  */
@@ -12,7 +13,7 @@ import { applyCommit } from '../lib/dictionary/apply-commit';
 import { changesToJson, type OperationName, runOperation } from '../lib/dictionary/operations';
 import { type CliCommand, type CliIo, readAll, write } from './command';
 
-const HELP = `usage: clawling dict <create|apply|describe|read> [options]
+const HELP = `usage: clawling dict <create|write|apply|describe|read> [options]
 
   apply     --dictionary HEX --proposal HEX [--proposal HEX …] --actor INBOX_ID_HEX [--external]
             Applies AppDataUpdate proposals (in commit order) to AppDataDictionary extension bytes. Prints
@@ -21,13 +22,28 @@ const HELP = `usage: clawling dict <create|apply|describe|read> [options]
   create    --kind group|dm|sync --creator INBOX_ID_HEX [--dm-peer INBOX_ID_HEX] [--name TEXT]
             [--description TEXT] [--image-url TEXT] [--app-data TEXT] [--disappear-from-ns N --disappear-in-ns N]
             [--min-version X.Y.Z] [--signer HEX]
+  write     --dictionary HEX --actor INBOX_ID_HEX --field NAME|0xID [--op set|remove|put|delete|add]
+            [--value TEXT] [--key TEXT] [--external]
+            Prepares the AppDataUpdate proposals for one field change (what apply takes; apply decides whether
+            the actor may make it). Prints {"ok":true,"proposals":["<hex>",…],"commit":true|false}.
   describe  --dictionary HEX
   read      --dictionary HEX --field NAME|0xID [--field …] [--key INBOX_ID_HEX]
 
   --request JSON|-   the operation's request object (docs/dictionary.md), or '-' to read it from stdin;
                      options given on the command line override its keys.
 
-Exit code 0 when a JSON answer was printed (accepted or rejected), 2 for unusable arguments.
+  --hex              print only the resulting bytes as hex, for a shell variable: the dictionary (create,
+                     apply) or the proposals one per line (write). A rejection then prints its JSON on stderr
+                     and exits 1.
+
+Exit code 0 when a JSON answer was printed (accepted or rejected), 1 for a rejection with --hex, 2 for unusable
+arguments.
+
+A rename from the shell:
+  ME=${'a1'.repeat(32)}
+  DICT=$(clawling dict create --kind group --creator $ME --name Lobby --hex)
+  PROPOSAL=$(clawling dict write --dictionary $DICT --actor $ME --field GROUP_NAME --value Kitchen --hex)
+  clawling dict apply --dictionary $DICT --proposal $PROPOSAL --actor $ME
 `;
 
 class UsageError extends Error {}
@@ -50,6 +66,9 @@ const OPTIONS = {
   signer: { type: 'string' },
   field: { type: 'string', multiple: true },
   key: { type: 'string' },
+  value: { type: 'string' },
+  op: { type: 'string' },
+  hex: { type: 'boolean' },
   request: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -110,7 +129,17 @@ function buildRequest(sub: OperationName, values: Values, base: Record<string, u
       r.key = values.key;
     }
   }
-  if ((sub === 'describe' || sub === 'read') && r.dictionary === undefined) throw new UsageError('--dictionary is required');
+  if (sub === 'write') {
+    if (!values.field || values.field.length !== 1) throw new UsageError('write changes one field: give exactly one --field');
+    r.field = fieldRef(values.field[0]);
+    put(r, 'actor', values.actor);
+    put(r, 'op', values.op);
+    put(r, 'value', values.value);
+    put(r, 'key', values.key);
+    if (values.external) r.external = true;
+    if (r.actor === undefined) throw new UsageError('--actor is required');
+  }
+  if ((sub === 'describe' || sub === 'read' || sub === 'write') && r.dictionary === undefined) throw new UsageError('--dictionary is required');
   return r;
 }
 
@@ -123,14 +152,30 @@ async function runApply(values: Values, io: CliIo): Promise<number> {
   const out = result.ok
     ? { ok: true, dictionary: toHex(result.bytes), changes: changesToJson(result.changes) }
     : { ok: false, code: result.error.code, reason: result.error.reason };
-  await write(io.stdout, `${JSON.stringify(out)}\n`);
+  return answer(out, values.hex === true, io);
+}
+
+/** The answer as one JSON line, or with --hex only its bytes (a rejection then goes to stderr, exit 1). */
+async function answer(out: Record<string, unknown>, hexOnly: boolean, io: CliIo): Promise<number> {
+  if (!hexOnly) {
+    await write(io.stdout, `${JSON.stringify(out)}\n`);
+    return 0;
+  }
+  if (out.ok !== true) {
+    io.stderr.write(`${JSON.stringify(out)}\n`);
+    return 1;
+  }
+  const bytes = Array.isArray(out.proposals) ? (out.proposals as string[]) : [out.dictionary as string];
+  await write(io.stdout, `${bytes.join('\n')}\n`);
   return 0;
 }
 
-const SUBCOMMANDS: readonly string[] = ['create', 'apply', 'describe', 'read'];
+const SUBCOMMANDS: readonly string[] = ['create', 'write', 'apply', 'describe', 'read'];
+/** The subcommands whose answer is bytes, which --hex prints bare. */
+const HEX_ANSWERS: readonly string[] = ['create', 'write', 'apply'];
 
 export const command: CliCommand = {
-  summary: 'create, apply, describe and read MLS group app-data dictionaries (JSON out)',
+  summary: 'create, write, apply, describe and read MLS group app-data dictionaries (JSON out)',
   async run(args, io) {
     const [sub, ...rest] = args;
     if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
@@ -151,6 +196,7 @@ export const command: CliCommand = {
         return 0;
       }
       if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+      if (values.hex && !HEX_ANSWERS.includes(sub)) throw new UsageError(`--hex is for ${HEX_ANSWERS.join(', ')}: ${sub} answers with more than bytes`);
       if (sub === 'apply') return await runApply(values, io);
       const request = buildRequest(sub as OperationName, values, await requestBase(values, io));
       let out: Record<string, unknown>;
@@ -163,8 +209,7 @@ export const command: CliCommand = {
         const reason = (err as CodedError & { reason?: string }).reason;
         out = reason === undefined ? { ok: false, code: err.code, message: err.message } : { ok: false, code: err.code, reason, message: err.message };
       }
-      await write(io.stdout, `${JSON.stringify(out)}\n`);
-      return 0;
+      return await answer(out, values.hex === true, io);
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
       io.stderr.write(`clawling dict: ${err.message}\n(see 'clawling dict --help')\n`);

@@ -65,6 +65,25 @@ const POST: Record<string, Route> = {
   prune: (a, b) => a.prune(b.user_id as string, b as never),
 };
 
+/** The query each read needs, for the index. */
+const GET_QUERY: Record<string, string> = {
+  inbox: '?user_id=ID',
+  cursors: '?user_id=ID',
+  'read-watermarks': '?user_id=ID',
+  received: '[?user_id=ID&device_id=ID&event=NAME]',
+};
+
+/** `GET /admin` itself: what a person who opens the printed admin URL can do next. */
+function index(): unknown {
+  return {
+    service: 'clawling dev hub admin',
+    docs: 'docs/devhub.md, section "Admin interface"',
+    answers: '{"ok": true, "result": …} or {"ok": false, "error": {"code", "message"}}',
+    get: Object.keys(GET).map((name) => `/admin/${name}${GET_QUERY[name] ?? ''}`),
+    post: Object.keys(POST).map((name) => `/admin/${name}`),
+  };
+}
+
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
@@ -95,6 +114,10 @@ export function adminRequestHandler(admin: DevHubAdmin): (req: IncomingMessage, 
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://admin.invalid');
     const name = url.pathname.replace(/^\/admin\/?/, '').replace(/\/+$/, '');
+    if (req.method === 'GET' && /^\/admin\/?$/.test(url.pathname)) {
+      send(res, 200, { ok: true, result: index() });
+      return;
+    }
     const table = req.method === 'GET' ? GET : req.method === 'POST' ? POST : undefined;
     const route = url.pathname.startsWith('/admin') && table && Object.prototype.hasOwnProperty.call(table, name) ? table[name] : undefined;
     if (!route) {

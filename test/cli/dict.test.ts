@@ -70,6 +70,48 @@ describe('clawling dict', function () {
     }
   });
 
+  it('write prints the proposals of one field change, the same bytes the library encodes', () => {
+    const run = clawling(['write', '--dictionary', hex(group), '--actor', ALICE, '--field', 'GROUP_NAME', '--value', 'Kitchen']);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.json!.ok, true);
+    assert.deepEqual(run.json!.proposals, [hex(rename)]);
+    const byId = clawling(['write', '--dictionary', hex(group), '--actor', ALICE, '--field', '0x8004', '--value', 'Kitchen']);
+    assert.deepEqual(byId.json!.proposals, [hex(rename)]);
+    const unknown = clawling(['write', '--dictionary', hex(group), '--actor', ALICE, '--field', 'NO_SUCH_FIELD', '--value', 'x']);
+    assert.equal(unknown.json!.ok, false);
+    for (const args of [
+      ['write', '--dictionary', hex(group), '--actor', ALICE, '--value', 'x'],
+      ['write', '--dictionary', hex(group), '--actor', ALICE, '--field', 'GROUP_NAME', '--field', 'GROUP_DESCRIPTION', '--value', 'x'],
+      ['write', '--dictionary', hex(group), '--field', 'GROUP_NAME', '--value', 'x'],
+      ['write', '--actor', ALICE, '--field', 'GROUP_NAME', '--value', 'x'],
+    ]) {
+      assert.equal(clawling(args).status, 2, args.join(' '));
+    }
+  });
+
+  it('--hex prints only the bytes of create, write and apply, and a rejection on stderr with exit 1', () => {
+    const bare = (args: string[]): { status: number | null; stdout: string; stderr: string } => {
+      const run = spawnSync(process.execPath, [BIN, 'dict', ...args, '--hex'], { encoding: 'utf8' });
+      return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+    };
+    const created = bare(['create', '--kind', 'group', '--creator', ALICE, '--name', 'Lobby']);
+    assert.equal(created.status, 0, created.stderr);
+    const dict = created.stdout.trim();
+    assert.match(dict, /^[0-9a-f]+$/);
+    assert.ok(decodeDictionary(Buffer.from(dict, 'hex')).size > 0);
+    const proposal = bare(['write', '--dictionary', dict, '--actor', ALICE, '--field', 'GROUP_NAME', '--value', 'Kitchen']).stdout.trim();
+    assert.equal(proposal, hex(rename));
+    const applied = bare(['apply', '--dictionary', dict, '--proposal', proposal, '--actor', ALICE]);
+    const lib = applyCommit(Buffer.from(dict, 'hex'), [rename], ALICE);
+    assert.ok(lib.ok);
+    assert.equal(applied.stdout, `${hex(lib.bytes)}\n`);
+    const refused = bare(['apply', '--dictionary', dict, '--proposal', proposal, '--actor', ALICE, '--external']);
+    assert.equal(refused.status, 1);
+    assert.equal(refused.stdout, '');
+    assert.deepEqual(JSON.parse(refused.stderr), { ok: false, code: 'COMMIT_REJECTED', reason: 'NOT_AUTHORIZED' });
+    assert.equal(bare(['describe', '--dictionary', dict]).status, 2, 'describe answers with more than bytes');
+  });
+
   it('create prints a dictionary a joiner accepts, from flags or from a JSON request on stdin', () => {
     const run = clawling(['create', '--kind', 'group', '--creator', ALICE, '--name', 'Lobby', '--signer', SIGNER]);
     assert.equal(run.status, 0, run.stderr);

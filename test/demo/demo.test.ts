@@ -11,6 +11,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
+import WebSocket from 'ws';
+import { PACKAGE_ROOT } from '../../cli/node-red-launcher';
 
 const CLI = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
 const FLOW = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'examples', 'gateway-demo.json'), 'utf8')) as Array<{ id: string; type: string; name?: string }>;
@@ -58,6 +60,57 @@ class Output {
   }
 }
 
+/**
+ * GETs every http URL the demo printed (the ones given as a command's --url excepted: a base for the command, not a
+ * page) and upgrades every ws URL: each must answer 2xx or the upgrade.
+ */
+async function everyPrintedUrlAnswers(lines: readonly string[]): Promise<void> {
+  const text = lines.join('\n');
+  const urls = [...text.matchAll(/(--url )?((?:https?|ws):\/\/[^\s,)]+)/g)].filter((m) => !m[1]).map((m) => m[2]);
+  assert.ok(urls.filter((u) => u.startsWith('http')).length >= 4, `printed URLs: ${urls.join(' ')}`);
+  for (const url of new Set(urls)) {
+    if (url.startsWith('ws')) {
+      await new Promise<void>((resolve, reject) => {
+        const ws = new WebSocket(url);
+        ws.once('open', () => {
+          ws.terminate();
+          resolve();
+        });
+        ws.once('error', reject);
+      });
+      continue;
+    }
+    const res = await fetch(url);
+    assert.ok(res.status >= 200 && res.status < 300, `GET ${url} answered ${res.status}`);
+  }
+}
+
+/** The environment the printed `export NAME=value` lines set. */
+function printedExports(lines: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const l of lines) {
+    const m = /^ +export (\w+)=(\S+)$/.exec(l);
+    if (m) env[m[1]] = m[2];
+  }
+  return env;
+}
+
+/** Runs the printed `npx clawling …` line containing `marker` from the package folder, with this build's CLI. */
+function runPrinted(lines: readonly string[], marker: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const line = lines.find((l) => l.includes(`npx ${marker} `));
+  assert.ok(line, `no printed '${marker}' command`);
+  const argv = [...line.trim().replace(/^npx clawling /, '').matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...argv], { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -98,11 +151,14 @@ describe('clawling demo (npm start) as a child process', function () {
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     const out = new Output(child);
 
-    const nodeRed = await out.line(/Node-RED editor: +http:\/\/127\.0\.0\.1:(\d+)\/ +\(flow "Gateway demo", pid (\d+)\)/, 'the Node-RED URL');
+    const nodeRed = await out.line(/Node-RED editor: +http:\/\/127\.0\.0\.1:(\d+)\/ +\(flow "Gateway demo";.* pid (\d+)\)$/, 'the Node-RED URL');
     const status = await out.line(/Gateway status page: http:\/\/127\.0\.0\.1:(\d+)/, 'the status page');
-    const hub = await out.line(/Dev hub: +ws:\/\/127\.0\.0\.1:(\d+)\/ws +\(media \S+, admin http:\/\/127\.0\.0\.1:(\d+)\/admin\)/, 'the hub');
+    const hub = await out.line(/Dev hub: +ws:\/\/127\.0\.0\.1:(\d+)\/ws +\(WebSocket; health http:\/\/127\.0\.0\.1:\d+\/health\)/, 'the hub');
+    const admin = await out.line(/Dev hub admin: +http:\/\/127\.0\.0\.1:(\d+)\/admin /, 'the hub admin');
     const broker = await out.line(/MQTT broker: +mqtt:\/\/127\.0\.0\.1:(\d+)/, 'the broker');
-    const ports = [nodeRed[1], status[1], hub[1], hub[2], broker[1]].map(Number);
+    await out.line(/^Press Ctrl-C to stop\.$/, 'the end of the URL list');
+    const ports = [nodeRed[1], status[1], hub[1], admin[1], broker[1]].map(Number);
+    await everyPrintedUrlAnswers(out.lines);
     const nodeRedPid = Number(nodeRed[2]);
 
     // Mesh → MQTT, seen by a client of our own.
@@ -124,6 +180,17 @@ describe('clawling demo (npm start) as a child process', function () {
     }
     await out.line(/^\[mesh\] +garden received “water the tomatoes, please” \(from MQTT\)/, 'Node-RED → MQTT → mesh');
     await out.line(/^\[mesh\] +garden received “hello garden, this is Node-RED” \(from Node-RED on the hub\)/, 'Node-RED → hub → mesh');
+
+    // The commands it prints work as printed (npx clawling is this package's CLI).
+    const env = { PATH: process.env.PATH ?? '', ...printedExports(out.lines) };
+    const send = await runPrinted(out.lines, 'clawling hub send', env);
+    assert.equal(send.status, 0, send.stderr);
+    await out.line(/^\[mesh\] +garden received “hello mesh” \(from You on the hub\)/, 'the printed hub send reaching the mesh');
+    const upload = await runPrinted(out.lines, 'clawling media upload', env);
+    assert.equal(upload.status, 0, upload.stderr);
+    const fragment = JSON.parse(upload.stdout) as { kind: string; name: string; url: string };
+    assert.equal(fragment.name, 'mesh-encode.svg');
+    assert.equal((await fetch(fragment.url)).status, 200, 'the uploaded file can be fetched back');
 
     child.kill('SIGINT');
     assert.equal(await exited, 0, 'the demo exits by itself with 0');

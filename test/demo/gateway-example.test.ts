@@ -15,9 +15,9 @@ import { DEMO, PEERS } from '../../demo/settings';
 import { useNodeRed } from '../support/node-red';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-const ours = ['hub-config', 'hub-in', 'hub-out'].map((n) => require(`../../nodes/${n}`));
+const ours = ['hub-config', 'hub-in', 'hub-out', 'mesh-encode', 'mesh-decode'].map((n) => require(`../../nodes/${n}`));
 const nodeRedNodes = path.dirname(require.resolve('@node-red/nodes/package.json'));
-const core = ['common/20-inject.js', 'common/21-debug.js', 'common/90-comment.js', 'function/15-change.js', 'function/10-switch.js', 'network/10-mqtt.js'].map((f) =>
+const core = ['common/20-inject.js', 'common/21-debug.js', 'common/90-comment.js', 'function/15-change.js', 'function/10-switch.js', 'function/10-function.js', 'network/10-mqtt.js'].map((f) =>
   require(path.join(nodeRedNodes, 'core', f)),
 );
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -72,16 +72,68 @@ describe('example flow: gateway-demo (the npm start flow)', function () {
     return radio.virtualPeer(id)!;
   };
 
-  it('holds only core nodes beside ours, says to run npm start first, and carries no token', () => {
-    const allowed = ['tab', 'comment', 'inject', 'debug', 'switch', 'change', 'mqtt in', 'mqtt out', 'mqtt-broker', 'hub-config', 'hub-in', 'hub-out'];
+  it('holds only core nodes beside ours, opens with what the user is looking at, and carries no token', () => {
+    const allowed = ['tab', 'comment', 'inject', 'debug', 'switch', 'change', 'function', 'mqtt in', 'mqtt out', 'mqtt-broker', 'hub-config', 'hub-in', 'hub-out', 'mesh-encode', 'mesh-decode'];
     for (const n of shipped) assert.ok(allowed.includes(n.type), n.type);
     const comment = shipped.find((n) => n.type === 'comment')!;
-    assert.match(String(comment.name), /Run `npm start` first/);
-    assert.match(String(comment.info), /npm start/);
+    assert.match(String(comment.name), /running demo/, 'the first comment says what is on the screen, not what to do before');
+    const info = String(comment.info);
+    for (const part of ['npm start', 'kitchen', 'garden', 'porch', 'mesh encode', 'mesh decode', 'http://127.0.0.1:1880/', 'http://127.0.0.1:8089', 'admin', 'debug sidebar']) {
+      assert.ok(info.includes(part), `the first comment's info mentions ${part}`);
+    }
+    const sections = shipped.filter((n) => n.type === 'comment' && /^\d · /.test(String(n.name)));
+    assert.ok(sections.length >= 3, 'each part of the flow has a comment naming it');
     assert.ok(shipped.every((n) => !('credentials' in n) && !('token' in n)));
     assert.ok(!JSON.stringify(shipped.filter((n) => n.type !== 'comment')).includes(DEMO.nodeRedToken));
     assert.equal(shipped.find((n) => n.type === 'hub-config')!.id, DEMO.hubConfigNode, 'the demo gives this node its token');
     assert.equal(peer('garden').address, PEERS.garden.address, 'the addresses in the flow are the simulated peers’');
+  });
+
+  it('fits a 1366 px wide editor with the palette and the sidebar open', () => {
+    // Node-RED 4's default palette is 180 px and its sidebar about 320 px, which leaves 866 px of a 1366 px window to the
+    // workspace. A node's x is its centre; its width grows with its label (14 px italic, about 7.5 px per character),
+    // and a debug node carries its button on the right (an inject's is on the left).
+    const WORKSPACE_PX = 1366 - 180 - 320;
+    const overflow = shipped
+      .filter((n) => typeof n.x === 'number')
+      .map((n) => {
+        const label = String(n.name ?? '');
+        const width = Math.max(100, Math.ceil((label.length * 7.5 + 50) / 10) * 10);
+        return { node: `${n.type} "${label}"`, right: (n.x as number) + width / 2 + (n.type === 'debug' ? 25 : 0) };
+      })
+      .filter((r) => r.right > WORKSPACE_PX);
+    assert.deepEqual(overflow, [], 'nodes that reach past the visible workspace');
+    assert.ok(shipped.filter((n) => typeof n.x === 'number').every((n) => String(n.name ?? '') !== ''), 'every node is named, so its width is known');
+  });
+
+  it('wires each mesh message through mesh encode (binary v1) and mesh decode, showing the frame size', () => {
+    const decode = shipped.find((n) => n.type === 'mesh-decode')!;
+    const encode = shipped.find((n) => n.type === 'mesh-encode')!;
+    assert.equal(encode.format, 'binary');
+    const wiredTo = (n: FlowNode): string[] => ((n.wires as string[][] | undefined) ?? []).flat();
+    const feeder = shipped.find((n) => wiredTo(n).includes(encode.id))!;
+    assert.ok(wiredTo(byName('mqtt in', 'mesh messages')).includes(feeder.id), 'the MQTT mesh messages feed the encoder');
+    assert.ok(wiredTo(encode).includes(decode.id), 'the encoder feeds the decoder');
+    assert.ok(wiredTo(decode).includes(byName('debug', 'decoded again').id));
+    assert.ok(wiredTo(encode).includes(byName('debug', 'binary v1 frame').id));
+  });
+
+  it('shows a mesh message as a binary v1 frame with its size and decodes it back to the same message', async () => {
+    const flow = demoFlow({ hubUrl: demo.urls.hub, mediaUrl: demo.urls.media, mqttPort: Number(new URL(demo.urls.mqtt).port) });
+    await helper.load([...ours, ...core], flow as never, { [DEMO.hubConfigNode]: { token: DEMO.nodeRedToken } });
+    const frames = helper.getNode(byName('debug', 'binary v1 frame').id) as unknown as TestNode;
+    const decoded = helper.getNode(byName('debug', 'decoded again').id) as unknown as TestNode;
+    const frame = await nextInput(frames, () => true);
+    assert.ok(Buffer.isBuffer(frame.payload), 'the frame is bytes');
+    assert.equal(frame.format, 'binary');
+    const bytes = frame.payload as Buffer;
+    assert.ok(typeof frame.jsonBytes === 'number' && bytes.length < (frame.jsonBytes as number), `binary ${bytes.length} B, JSON floor ${String(frame.jsonBytes)} B`);
+    const back = await nextInput(decoded, (m) => m.messageId === frame.messageId);
+    const message = back.payload as { id: string; content: string; rx_radio?: string };
+    assert.equal(message.id, frame.messageId);
+    assert.equal(back.format, 'binary');
+    assert.ok(message.content.length > 0);
+    assert.equal(message.rx_radio, undefined, 'only message fields went through the codec');
   });
 
   it('shows mesh → MQTT and mesh → hub → Node-RED, and answers readings back to the node that sent them', async () => {

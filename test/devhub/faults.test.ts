@@ -173,6 +173,21 @@ describe('devhub admin HTTP API', () => {
     assert.equal((await call('GET', 'inbox')).status, 400);
   });
 
+  it('answers GET on the admin URL itself with an index of its routes, every listed read answering 200', async () => {
+    for (const url of [f.hub().adminUrl, `${f.hub().adminUrl}/`]) {
+      const res = await fetch(url);
+      assert.equal(res.status, 200, url);
+      const index = ((await res.json()) as Frame).result;
+      assert.ok(index.post.includes('/admin/faults/drop'));
+      assert.ok(index.get.includes('/admin/inbox?user_id=ID'));
+      for (const route of index.get as string[]) {
+        const read = await fetch(`${new URL(f.hub().adminUrl).origin}${route.replace(/\[.*\]$/, '').replace('=ID', '=usr_a')}`);
+        assert.equal(read.status, 200, route);
+      }
+    }
+    assert.equal((await fetch(f.hub().adminUrl, { method: 'POST' })).status, 404, 'the index is read-only');
+  });
+
   it('lists received uplinks with the token never recorded', async () => {
     const alice = await f.login('ta');
     sendMessage(alice, 'chat-ab', 'logged');
