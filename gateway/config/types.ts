@@ -10,6 +10,7 @@ export interface GatewayConfig {
     name: string;
     state_dir: string;
     app_id: string;
+    store: 'sqlite' | 'memory';
     store_sync: 'full' | 'normal';
     shutdown_timeout_ms: number;
   };
@@ -53,6 +54,6 @@ export interface GatewayConfig {
     };
     homeassistant: { enabled: boolean; discovery_prefix: string; status_topic: string };
   };
-  http: { enabled: boolean; host: string; port: number; recent_messages: number };
+  http: { enabled: boolean; host: string; port: number; recent_messages: number; health_mqtt_down_ms: number };
   hub: { enabled: boolean; [option: string]: unknown };
 }
