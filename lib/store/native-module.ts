@@ -76,11 +76,16 @@ export function projectFolder(from: string): string {
   }
 }
 
-/** The project folder that holds `node_modules/<pkg>` for a file resolved inside it; undefined when it is not in one. */
-export function installingFolder(resolvedFile: string, pkg: string): string | undefined {
-  const marker = `${path.sep}node_modules${path.sep}${pkg.split('/').join(path.sep)}${path.sep}`;
-  const at = resolvedFile.lastIndexOf(marker);
-  return at < 0 ? undefined : resolvedFile.slice(0, at) || path.sep;
+/**
+ * The project folder that holds `node_modules/<pkg>`, read from a resolved file or an error message naming a path in
+ * it (the innermost such folder); undefined when the text names none.
+ */
+export function installingFolder(text: string, pkg: string): string | undefined {
+  const escaped = pkg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`(/[^\\s'"]*?)/node_modules/${escaped}(?=[/\\s'"]|$)`, 'g');
+  let found: string | undefined;
+  for (const m of text.matchAll(re)) found = m[1];
+  return found === undefined ? undefined : found || '/';
 }
 
 /** The shell line that fixes `failure`, run in `folder`. */
