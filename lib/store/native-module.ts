@@ -41,7 +41,8 @@ export function describeNativeLoadFailure(err: unknown, pkg: string): NativeLoad
   const code = (err as { code?: unknown } | null)?.code;
   const line = firstLine(err);
   const rebuildPackage = packageInPath(message) ?? pkg;
-  if (code === 'MODULE_NOT_FOUND' && (message.includes(`'${pkg}'`) || message.includes(`"${pkg}"`))) {
+  const firstMessageLine = message.split('\n')[0] ?? '';
+  if (code === 'MODULE_NOT_FOUND' && [`'${pkg}'`, `'${pkg}/`, `"${pkg}"`, `"${pkg}/`].some((q) => firstMessageLine.includes(q))) {
     return { kind: 'not-installed', reason: 'it is not installed', rebuildPackage: pkg };
   }
   const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(message);
