@@ -21,7 +21,7 @@ interface Run {
 function run(args: string[], modules: Record<string, string | null> = {}, env: NodeJS.ProcessEnv = {}): Run {
   const r = spawnSync(process.execPath, ['-r', PRELOAD, BIN, 'gateway', ...args], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, CLAWLING_TEST_MODULES: JSON.stringify(modules), ...env },
+    env: { PATH: process.env.PATH, TEST_MODULE_REDIRECTS: JSON.stringify(modules), ...env },
     timeout: 30000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -31,7 +31,7 @@ function run(args: string[], modules: Record<string, string | null> = {}, env: N
 function runGateway(file: string, modules: Record<string, string | null>): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['-r', PRELOAD, BIN, 'gateway', '--config', file], {
-      env: { PATH: process.env.PATH, CLAWLING_TEST_MODULES: JSON.stringify(modules) },
+      env: { PATH: process.env.PATH, TEST_MODULE_REDIRECTS: JSON.stringify(modules) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
