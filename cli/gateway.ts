@@ -9,12 +9,15 @@ import { parseArgs } from 'node:util';
 import YAML from 'yaml';
 import type { CliCommand } from './command';
 
-const HELP = `usage: clawling gateway [--config FILE] [--check | --print-config]
+const HELP = `usage: clawling gateway [--config FILE] [--check [--strict] | --print-config]
 
 Runs the mesh gateway: radios, mesh router, MQTT bridge, status page.
 
   --config FILE     the YAML configuration (default: $CLAWLING_CONFIG; without one, defaults and environment only)
-  --check           validate the configuration and exit (0: valid, 1: invalid, problems on stderr)
+  --check           validate the configuration, then report the store and each radio's readiness with the fix,
+                    and exit (0: can start; 1: invalid configuration or the store cannot open; radios that are
+                    not ready are reported but do not fail the check)
+  --strict          with --check: a radio that is not ready fails the check too (exit 3)
   --print-config    print the resolved configuration as YAML, secrets redacted, and exit
   --help            this text
 
@@ -48,11 +51,11 @@ function writable(dir: string): string | undefined {
 export const command: CliCommand = {
   summary: 'run the mesh gateway (radios, router, MQTT bridge, status page)',
   async run(args, io) {
-    let values: { config?: string; check?: boolean; 'print-config'?: boolean; help?: boolean };
+    let values: { config?: string; check?: boolean; strict?: boolean; 'print-config'?: boolean; help?: boolean };
     try {
       ({ values } = parseArgs({
         args,
-        options: { config: { type: 'string', short: 'c' }, check: { type: 'boolean' }, 'print-config': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+        options: { config: { type: 'string', short: 'c' }, check: { type: 'boolean' }, strict: { type: 'boolean' }, 'print-config': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       }));
     } catch (err) {
       io.stderr.write(`clawling gateway: ${(err as Error).message}\n${HELP}`);
@@ -64,6 +67,10 @@ export const command: CliCommand = {
     }
     if (values.check && values['print-config']) {
       io.stderr.write('clawling gateway: --check and --print-config are alternatives\n');
+      return 2;
+    }
+    if (values.strict && !values.check) {
+      io.stderr.write('clawling gateway: --strict goes with --check\n');
       return 2;
     }
     const file = values.config ?? io.env.CLAWLING_CONFIG;
@@ -92,6 +99,11 @@ export const command: CliCommand = {
         `configuration OK${file ? ` (${file})` : ''}: ${loaded.config.radios.length} radio(s), MQTT ${loaded.config.mqtt.enabled ? 'on' : 'off'}, ` +
           `status page ${loaded.config.http.enabled ? `http://${loaded.config.http.host}:${loaded.config.http.port}/` : 'off'}, state in ${loaded.config.gateway.state_dir}\n`,
       );
+      const { checkReadiness } = await import('../gateway/check');
+      const report = await checkReadiness(loaded.config);
+      io.stdout.write(`${report.lines.join('\n')}\n`);
+      if (!report.storeOk) return 1;
+      if (values.strict && report.radios.some((r) => !r.ready)) return 3;
       return 0;
     }
     try {

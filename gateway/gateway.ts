@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { openStore, MEMORY, type Store } from '../lib/store';
+import type { Store } from '../lib/store';
 import { EventBus } from './bus';
 import type { GatewayConfig } from './config/types';
 import { GatewayError } from './errors';
@@ -23,9 +23,10 @@ import { Topics } from './mqtt/topics';
 import { createRadio } from './radios/index';
 import type { Radio } from './radios/radio';
 import { MeshRouter, type RouterClock } from './router';
+import { openGatewayStore } from './store-choice';
 import type { MqttBridge } from './extensions/mqtt-bridge';
 
-export const STORE_FILE = 'gateway.db';
+export { STORE_FILE } from './store-choice';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -156,7 +157,7 @@ export class Gateway {
       this.infoValue = { id, name: config.gateway.name, address: identity.address, version: packageVersion(), startedAt: this.clock.now() };
       this.logger = this.logger.child({ gateway: id });
       if (identity.created) this.logger.info({ address: identity.address, file: identity.file }, 'created the gateway identity');
-      this.store = this.openStore();
+      this.store = openGatewayStore(config, this.logger);
       const bus = new EventBus(child(this.logger, 'bus'));
       this.busValue = bus;
       this.metrics.gauge('clawling_gateway_bus_listener_errors_total', 'Bus listeners that threw (extension bugs).', () => bus.errors);
@@ -292,17 +293,6 @@ export class Gateway {
       messages_per_s: this.rate.rate(),
       counters: this.metrics.snapshot(),
     };
-  }
-
-  private openStore(): Store {
-    const file = path.join(this.config.gateway.state_dir, STORE_FILE);
-    try {
-      return openStore(file, { synchronous: this.config.gateway.store_sync });
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'STORE_DRIVER_MISSING') throw err;
-      this.logger.warn({ package: 'better-sqlite3' }, 'better-sqlite3 is not installed: the outbox lives in memory and is lost on restart');
-      return openStore(MEMORY);
-    }
   }
 
   private contextFor(name: string): ExtensionContext {

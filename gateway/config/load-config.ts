@@ -1,15 +1,18 @@
 /**
  * Reads `gateway.yaml`, applies the `CLAWLING_*` overrides, validates against the schema with every error at once
- * (path and problem each), fills the defaults from the schema, resolves relative paths against the file's folder and
- * reads secret files. Nothing here opens a socket or writes a file: `--check` runs exactly this.
+ * (path and problem each), fills the defaults from the schema, runs each radio's resolver (the checks JSON Schema
+ * cannot express), resolves relative paths against the file's folder and reads secret files. Every problem found by
+ * any of these is reported together. Nothing here opens a socket or writes a file: `--check` runs exactly this.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv from 'ajv';
 import YAML from 'yaml';
 import { GatewayError } from '../errors';
 import { mappingProblems } from '../nodes/readings';
-import { applyEnvOverrides, formatPath, type EnvOverrideResult } from './env-overrides';
+import { resolveRadioConfig, type RadioConfig } from '../radios/radio-config';
+import { applyEnvOverrides, type EnvOverrideResult } from './env-overrides';
+import { problemsOf, type ConfigProblem } from './problems';
 import { GATEWAY_CONFIG_SCHEMA, withExtensionSchemas, type JsonSchema } from './schema';
 import type { GatewayConfig } from './types';
 
@@ -25,40 +28,13 @@ export interface LoadConfigOptions {
   cwd?: string;
 }
 
-export interface ConfigProblem {
-  path: string;
-  problem: string;
-}
+export type { ConfigProblem } from './problems';
 
 export interface LoadedConfig {
   config: GatewayConfig;
   schema: JsonSchema;
   file: string | null;
   env: EnvOverrideResult;
-}
-
-function describe(err: ErrorObject): ConfigProblem {
-  // Ajv paths are JSON pointers (/mqtt/tls/ca, /radios/0/kind); ours read like the YAML (mqtt.tls.ca, radios[0].kind).
-  const parts: Array<string | number> = err.instancePath
-    .split('/')
-    .slice(1)
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
-  const p = err.params as Record<string, unknown>;
-  switch (err.keyword) {
-    case 'additionalProperties':
-      return { path: formatPath([...parts, String(p.additionalProperty)]), problem: 'is not a known setting' };
-    case 'required':
-      return { path: formatPath([...parts, String(p.missingProperty)]), problem: 'is required' };
-    case 'enum':
-      return { path: formatPath(parts), problem: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
-    case 'type':
-      return { path: formatPath(parts), problem: `must be ${String(p.type).replace(/,/g, ' or ')}` };
-    case 'pattern':
-      return { path: formatPath(parts), problem: `does not match ${String(p.pattern)}` };
-    default:
-      return { path: formatPath(parts), problem: err.message ?? err.keyword };
-  }
 }
 
 function readYaml(text: string, where: string): Record<string, unknown> {
@@ -112,11 +88,13 @@ function checkFiles(config: GatewayConfig, problems: ConfigProblem[]): void {
   if (config.mqtt.reconnect_max_ms < config.mqtt.reconnect_min_ms) {
     problems.push({ path: 'mqtt.reconnect_max_ms', problem: 'must not be below mqtt.reconnect_min_ms' });
   }
-  problems.push(...mappingProblems(config.devices, config.nodes.names));
   const ids = new Set<string>();
+  if (!Array.isArray(config.radios)) return;
   config.radios.forEach((r, i) => {
-    if (ids.has(r.id)) problems.push({ path: `radios[${i}].id`, problem: `'${r.id}' is used by another radio` });
-    ids.add(r.id);
+    const id = (r as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string') return;
+    if (ids.has(id)) problems.push({ path: `radios[${i}].id`, problem: `'${id}' is used by another radio` });
+    ids.add(id);
   });
 }
 
@@ -139,18 +117,29 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const envResult = applyEnvOverrides(raw, env, schema);
   const problems: ConfigProblem[] = envResult.invalid.map((i) => ({ path: i.path, problem: `${i.variable} ${i.problem}` }));
 
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strictSchema: true, strictTypes: false, strictRequired: false, allowUnionTypes: true });
+  const ajv = new Ajv({ allErrors: true, verbose: true, useDefaults: true, strictSchema: true, strictTypes: false, strictRequired: false, allowUnionTypes: true });
   const validate = ajv.compile(schema);
-  if (!validate(raw)) problems.push(...(validate.errors ?? []).map(describe));
-  if (problems.length) {
-    throw new GatewayError('CONFIG_INVALID', `invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.problem}`).join('\n')}`, {
-      problems,
+  if (!validate(raw)) problems.push(...problemsOf(validate.errors ?? []));
+  // The later checks read settings the schema may have refused; each runs only where its inputs passed.
+  const clean = (prefix: string): boolean => !problems.some((p) => p.path === prefix || p.path.startsWith(`${prefix}.`) || p.path.startsWith(`${prefix}[`));
+  const config = raw as unknown as GatewayConfig;
+  if (Array.isArray(config.radios)) {
+    config.radios.forEach((radio, i) => {
+      if (!clean(`radios[${i}]`)) return;
+      try {
+        resolveRadioConfig(radio as RadioConfig, `radios[${i}]`);
+      } catch (err) {
+        const d = (err as { details?: { path?: string; problem?: string } }).details;
+        problems.push({ path: d?.path ?? `radios[${i}]`, problem: d?.problem ?? (err as Error).message });
+      }
     });
   }
-  const config = raw as unknown as GatewayConfig;
-  resolvePaths(config, file ? path.dirname(file) : (options.cwd ?? process.cwd()), env);
-  readSecretFiles(config, problems);
-  checkFiles(config, problems);
+  if (clean('nodes') && clean('devices')) problems.push(...mappingProblems(config.devices, config.nodes.names));
+  if (clean('gateway') && clean('mqtt') && clean('mesh')) {
+    resolvePaths(config, file ? path.dirname(file) : (options.cwd ?? process.cwd()), env);
+    readSecretFiles(config, problems);
+    checkFiles(config, problems);
+  }
   if (problems.length) {
     throw new GatewayError('CONFIG_INVALID', `invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.problem}`).join('\n')}`, {
       problems,

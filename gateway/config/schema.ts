@@ -39,6 +39,12 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
           'Folder for the identity key and the durable outbox; default: $STATE_DIRECTORY (systemd) or ./gateway-state beside the config file.',
         ),
         app_id: { type: 'string', default: 'clawling-gateway', minLength: 1, maxLength: 256, description: 'app_id of the ACKs and messages the gateway originates.' },
+        store: {
+          enum: ['sqlite', 'memory'],
+          default: 'sqlite',
+          description:
+            'sqlite: the durable outbox in <state_dir>/gateway.db (needs better-sqlite3; the gateway refuses to start without it); memory: queued messages are lost on restart.',
+        },
         store_sync: {
           enum: ['full', 'normal'],
           default: 'full',
@@ -135,6 +141,13 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
         host: { type: 'string', default: '127.0.0.1', minLength: 1, description: 'Loopback by default; 0.0.0.0 exposes the status page to the network.' },
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8089 },
         recent_messages: { type: 'integer', minimum: 0, maximum: 1000, default: 50 },
+        health_mqtt_down_ms: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 86400000,
+          default: 60000,
+          description: '/health answers 503 (degraded) once MQTT (when enabled) has been disconnected this long; 0: as soon as it drops.',
+        },
       },
     },
     hub: {

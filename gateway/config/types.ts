@@ -11,6 +11,7 @@ export interface GatewayConfig {
     name: string;
     state_dir: string;
     app_id: string;
+    store: 'sqlite' | 'memory';
     store_sync: 'full' | 'normal';
     shutdown_timeout_ms: number;
   };
@@ -56,6 +57,6 @@ export interface GatewayConfig {
   };
   nodes: NodesConfig;
   devices: DeviceMapping[];
-  http: { enabled: boolean; host: string; port: number; recent_messages: number };
+  http: { enabled: boolean; host: string; port: number; recent_messages: number; health_mqtt_down_ms: number };
   hub: { enabled: boolean; [option: string]: unknown };
 }

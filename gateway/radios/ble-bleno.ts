@@ -15,6 +15,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { packageHint } from './package-hint';
 import { RadioError } from './radio';
 
 type Listener = (...args: never[]) => void;
@@ -105,7 +106,7 @@ export const loadBleno: BlenoFactory = ({ adapter, sysDir = '/sys' }) => {
   } catch (err) {
     throw new RadioError(
       'UNSUPPORTED',
-      `the optional package @stoprocent/bleno is not usable here (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); install it with: npm install @stoprocent/bleno`,
+      packageHint('@stoprocent/bleno', err),
       { package: '@stoprocent/bleno' },
       { cause: err },
     );

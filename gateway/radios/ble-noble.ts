@@ -9,6 +9,7 @@
  * The interfaces are ours rather than noble's own typings so that the gateway still compiles where the optional
  * package failed to install.
  */
+import { packageHint } from './package-hint';
 import { RadioError } from './radio';
 
 /** Listener type for the loosely typed `removeListener`; method parameters are checked bivariantly. */
@@ -81,7 +82,7 @@ export const loadNoble: NobleFactory = ({ adapter, legacy = false }) => {
   } catch (err) {
     throw new RadioError(
       'UNSUPPORTED',
-      `the optional package @stoprocent/noble is not usable here (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); install it with: npm install @stoprocent/noble`,
+      packageHint('@stoprocent/noble', err),
       { package: '@stoprocent/noble' },
       { cause: err },
     );

@@ -1,10 +1,21 @@
 /**
- * Radio configuration: the shape a gateway config file gives each radio, its defaults, and one checker that
- * names the offending setting. `RADIO_CONFIG_SCHEMA` is the same contract as JSON Schema for the gateway's
- * config validator; `resolveRadioConfig` applies the defaults and is what `createRadio` runs, so a radio built
- * from code (tests, the demo) gets the same checks as one built from YAML.
+ * Radio configuration: the shape a gateway config file gives each radio, and one checker that names the offending
+ * setting. Defaults and bounds come from the settings table of radio-schema.ts, which also builds
+ * `RADIO_CONFIG_SCHEMA` for the gateway's config validator; `resolveRadioConfig` applies them and is what
+ * `createRadio` runs, so a radio built from code (tests, the demo) gets the same checks as one built from YAML.
  */
 import { RadioError } from './radio';
+import {
+  ADAPTER_PATTERN,
+  ADVERTISE_NAME_MAX_BYTES,
+  type BoolSetting,
+  type IntSetting,
+  RADIO_ID_PATTERN,
+  SETTINGS,
+  UUID_PATTERN as UUID_PATTERN_TEXT,
+} from './radio-schema';
+
+export { RADIO_CONFIG_SCHEMA, SETTINGS as RADIO_SETTINGS } from './radio-schema';
 
 export const MESH_SERVICE_UUID = '6E400001-B5A3-F393-E0A9-E50E24DCCA9E';
 
@@ -179,7 +190,9 @@ export interface ResolvedSimulatedConfig extends ResolvedCommon {
 export type ResolvedRadioConfig = ResolvedBleConfig | ResolvedSerialConfig | ResolvedSimulatedConfig;
 
 /** The gateway's radio id rule (gateway/config/schema.ts RADIO_ID_PATTERN): it ends up in MQTT topics. */
-const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const ID_PATTERN = new RegExp(RADIO_ID_PATTERN);
+const UUID_PATTERN = new RegExp(UUID_PATTERN_TEXT);
+const ADAPTER_RE = new RegExp(ADAPTER_PATTERN.replace('(hci)?', '(?:hci)?').replace('[0-9]{1,2}', '([0-9]{1,2})'));
 const MATCH_KEYS: Record<string, keyof SerialPortMatch> = {
   vendor_id: 'vendorId',
   product_id: 'productId',
@@ -194,37 +207,40 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
     throw new RadioError('BAD_CONFIG', `${where}: ${problem}`, { path: where, problem });
   };
   if (typeof config !== 'object' || config === null) bad('', 'must be an object');
-  if (typeof config.id !== 'string' || !ID_PATTERN.test(config.id)) bad('id', 'must match ^[a-z0-9][a-z0-9_-]{0,31}$');
-  const int = (at: string, value: unknown, fallback: number, min: number, max: number): number => {
+  if (typeof config.id !== 'string' || !ID_PATTERN.test(config.id)) bad('id', `must match ${RADIO_ID_PATTERN}`);
+  /** `spec` gives the bounds and default; `fallback`/`min` override them where another setting decides. */
+  const int = (at: string, value: unknown, spec: IntSetting, fallback = spec.default ?? 0, min = spec.minimum): number => {
     if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      bad(at, `must be an integer from ${min} to ${max}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > spec.maximum) {
+      bad(at, `must be an integer from ${min} to ${spec.maximum}`);
     }
     return value as number;
   };
-  const bool = (at: string, value: unknown, fallback: boolean): boolean => {
-    if (value === undefined) return fallback;
+  const bool = (at: string, value: unknown, spec: BoolSetting): boolean => {
+    if (value === undefined) return spec.default;
     if (typeof value !== 'boolean') bad(at, 'must be true or false');
     return value as boolean;
   };
   const versions = (at: string, value: unknown, fallback: number[]): number[] => {
     if (value === undefined) return fallback;
-    if (!Array.isArray(value) || !value.every((v) => Number.isInteger(v) && v >= 0 && v <= 255)) {
-      bad(at, 'must be a list of integers 0–255');
+    const v = SETTINGS.wireVersion;
+    if (!Array.isArray(value) || !value.every((x) => Number.isInteger(x) && x >= v.minimum && x <= v.maximum)) {
+      bad(at, `must be a list of integers ${v.minimum}–${v.maximum}`);
     }
     return [...new Set(value as number[])].sort((a, b) => a - b);
   };
-  const defaults = config.kind === 'serial' ? { initial: 500, max: 30_000 } : { initial: 1000, max: 60_000 };
+  const kind = config.kind === 'serial' || config.kind === 'simulated' ? config.kind : 'ble';
+  const defaults = SETTINGS.reconnectDefaults[kind];
   const reconnect = config.reconnect ?? {};
   if (typeof reconnect !== 'object' || reconnect === null) bad('reconnect', 'must be an object');
-  const initialMs = int('reconnect.initial_ms', reconnect.initial_ms, defaults.initial, 10, 3_600_000);
+  const initialMs = int('reconnect.initial_ms', reconnect.initial_ms, SETTINGS.reconnect.initial_ms, defaults.initial_ms);
   const common: ResolvedCommon = {
     id: config.id,
-    queueLimit: int('queue_limit', config.queue_limit, 64, 1, 100_000),
-    queueByteLimit: int('queue_byte_limit', config.queue_byte_limit, 4 * 1_048_576, 1024, 1_073_741_824),
+    queueLimit: int('queue_limit', config.queue_limit, SETTINGS.common.queue_limit),
+    queueByteLimit: int('queue_byte_limit', config.queue_byte_limit, SETTINGS.common.queue_byte_limit),
     reconnect: {
       initialMs,
-      maxMs: int('reconnect.max_ms', reconnect.max_ms, Math.max(initialMs, defaults.max), initialMs, 3_600_000),
+      maxMs: int('reconnect.max_ms', reconnect.max_ms, SETTINGS.reconnect.max_ms, Math.max(initialMs, defaults.max_ms), initialMs),
     },
   };
 
@@ -232,10 +248,10 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
     case 'ble': {
       const adapterOf = (at: string, value: unknown, fallback: number): number => {
         if (value === undefined) return fallback;
-        if (typeof value === 'number') return int(at, value, 0, 0, 63);
-        const m = typeof value === 'string' ? /^(?:hci)?(\d{1,2})$/.exec(value) : null;
+        if (typeof value === 'number') return int(at, value, { type: 'integer', ...SETTINGS.adapter });
+        const m = typeof value === 'string' ? ADAPTER_RE.exec(value) : null;
         if (m === null) bad(at, 'must be hciN or a number');
-        return Number((m as RegExpExecArray)[1]);
+        return int(at, Number((m as RegExpExecArray)[1]), { type: 'integer', ...SETTINGS.adapter });
       };
       const adapter = adapterOf('adapter', config.adapter, 0);
       const serviceUuid = config.service_uuid ?? MESH_SERVICE_UUID;
@@ -249,15 +265,15 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         kind: 'ble',
         adapter,
         serviceUuid,
-        maxPeers: int('max_peers', config.max_peers, 4, 1, 32),
-        connectTimeoutMs: int('connect_timeout_ms', config.connect_timeout_ms, 10_000, 100, 120_000),
-        handshakeTimeoutMs: int('handshake_timeout_ms', config.handshake_timeout_ms, 15_000, 100, 120_000),
-        minWriteGapMs: int('min_write_gap_ms', config.min_write_gap_ms, 20, 0, 10_000),
-        writeGateMs: int('write_gate_ms', config.write_gate_ms, 30, 1, 60_000),
-        requireIdentity: bool('require_identity', config.require_identity, true),
+        maxPeers: int('max_peers', config.max_peers, SETTINGS.ble.max_peers),
+        connectTimeoutMs: int('connect_timeout_ms', config.connect_timeout_ms, SETTINGS.ble.connect_timeout_ms),
+        handshakeTimeoutMs: int('handshake_timeout_ms', config.handshake_timeout_ms, SETTINGS.ble.handshake_timeout_ms),
+        minWriteGapMs: int('min_write_gap_ms', config.min_write_gap_ms, SETTINGS.ble.min_write_gap_ms),
+        writeGateMs: int('write_gate_ms', config.write_gate_ms, SETTINGS.ble.write_gate_ms),
+        requireIdentity: bool('require_identity', config.require_identity, SETTINGS.ble.require_identity),
         allowPeers: allowPeers.map((p) => normalisePeerRef(p)),
-        scanRestartMs: int('scan_restart_ms', config.scan_restart_ms, 5_000, 100, 600_000),
-        discoveryWindowMs: int('discovery_window_ms', config.discovery_window_ms, 250, 0, 10_000),
+        scanRestartMs: int('scan_restart_ms', config.scan_restart_ms, SETTINGS.ble.scan_restart_ms),
+        discoveryWindowMs: int('discovery_window_ms', config.discovery_window_ms, SETTINGS.ble.discovery_window_ms),
         peripheral: resolvePeripheral(config.peripheral, adapter, { bad, int, bool, adapterOf }),
       };
     }
@@ -269,10 +285,10 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
       const resolved: ResolvedSerialConfig = {
         ...common,
         kind: 'serial',
-        baudRate: int('baud_rate', config.baud_rate, 115_200, 50, 16_000_000),
-        maxFrameBytes: int('max_frame_bytes', config.max_frame_bytes, 1_048_576, 16, 1_048_576),
+        baudRate: int('baud_rate', config.baud_rate, SETTINGS.serial.baud_rate),
+        maxFrameBytes: int('max_frame_bytes', config.max_frame_bytes, SETTINGS.serial.max_frame_bytes),
         wireVersions: versions('wire_versions', config.wire_versions, []),
-        keepaliveMs: int('keepalive_ms', config.keepalive_ms, 0, 0, 3_600_000),
+        keepaliveMs: int('keepalive_ms', config.keepalive_ms, SETTINGS.serial.keepalive_ms),
       };
       if (config.match !== undefined) {
         if (typeof config.match !== 'object' || config.match === null) bad('match', 'must be an object');
@@ -310,20 +326,20 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         const out: ResolvedSimulatedPeer = {
           id: peer.id,
           wireVersions: versions(`${at}.wire_versions`, peer.wire_versions, [1]),
-          autoAck: bool(`${at}.auto_ack`, peer.auto_ack, true),
+          autoAck: bool(`${at}.auto_ack`, peer.auto_ack, SETTINGS.simulatedPeer.auto_ack),
         };
         if (peer.address !== undefined) {
           if (typeof peer.address !== 'string' || peer.address.length === 0) bad(`${at}.address`, 'must be a string');
           out.address = peer.address;
         }
-        if (peer.mtu !== undefined) out.mtu = int(`${at}.mtu`, peer.mtu, 185, 23, 517);
-        if (peer.rssi !== undefined) out.rssi = int(`${at}.rssi`, peer.rssi, -60, -127, 20);
+        if (peer.mtu !== undefined) out.mtu = int(`${at}.mtu`, peer.mtu, SETTINGS.simulatedPeer.mtu);
+        if (peer.rssi !== undefined) out.rssi = int(`${at}.rssi`, peer.rssi, SETTINGS.simulatedPeer.rssi);
         if (peer.talk !== undefined) {
           const talk = peer.talk;
           if (typeof talk !== 'object' || talk === null) bad(`${at}.talk`, 'must be an object');
           if (talk.every_ms === undefined) bad(`${at}.talk.every_ms`, 'is required');
           const resolvedTalk: NonNullable<ResolvedSimulatedPeer['talk']> = {
-            everyMs: int(`${at}.talk.every_ms`, talk.every_ms, 0, 10, 86_400_000),
+            everyMs: int(`${at}.talk.every_ms`, talk.every_ms, SETTINGS.talk.every_ms),
           };
           for (const [key, target] of [['recipient', 'recipient'], ['app_id', 'appId'], ['text', 'text']] as const) {
             const value = talk[key];
@@ -339,8 +355,8 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         ...common,
         kind: 'simulated',
         peers: resolvedPeers,
-        fragment: bool('fragment', config.fragment, true),
-        latencyMs: int('latency_ms', config.latency_ms, 0, 0, 60_000),
+        fragment: bool('fragment', config.fragment, SETTINGS.simulated.fragment),
+        latencyMs: int('latency_ms', config.latency_ms, SETTINGS.simulated.latency_ms),
       };
     }
     default:
@@ -350,24 +366,22 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
 
 interface Checkers {
   bad: (at: string, problem: string) => never;
-  int: (at: string, value: unknown, fallback: number, min: number, max: number) => number;
-  bool: (at: string, value: unknown, fallback: boolean) => boolean;
+  int: (at: string, value: unknown, spec: IntSetting) => number;
+  bool: (at: string, value: unknown, spec: BoolSetting) => boolean;
   adapterOf: (at: string, value: unknown, fallback: number) => number;
 }
 
-/** Longest scan-response name: 31 bytes of scan response minus the field header. */
-const ADVERTISE_NAME_MAX_BYTES = 29;
 
 function resolvePeripheral(value: BlePeripheralConfig | undefined, centralAdapter: number, c: Checkers): ResolvedBlePeripheral {
   const p = value ?? {};
   if (typeof p !== 'object' || p === null || Array.isArray(p)) c.bad('peripheral', 'must be an object');
   const adapter = c.adapterOf('peripheral.adapter', p.adapter, centralAdapter);
   const out: ResolvedBlePeripheral = {
-    enabled: c.bool('peripheral.enabled', p.enabled, true),
+    enabled: c.bool('peripheral.enabled', p.enabled, SETTINGS.peripheral.enabled),
     adapter,
     sharedAdapter: adapter === centralAdapter,
-    maxClients: c.int('peripheral.max_clients', p.max_clients, 4, 1, 16),
-    notify: c.bool('peripheral.notify', p.notify, true),
+    maxClients: c.int('peripheral.max_clients', p.max_clients, SETTINGS.peripheral.max_clients),
+    notify: c.bool('peripheral.notify', p.notify, SETTINGS.peripheral.notify),
   };
   if (p.advertise_name !== undefined) {
     const name = p.advertise_name;
@@ -379,131 +393,8 @@ function resolvePeripheral(value: BlePeripheralConfig | undefined, centralAdapte
   return out;
 }
 
-const UUID_PATTERN = /^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$/;
 
 /** Peripheral ids compare without colons and in lowercase (noble's HCI id form); addresses are left as they are. */
 export function normalisePeerRef(ref: string): string {
   return ref.startsWith('off1') ? ref : ref.replace(/:/g, '').toLowerCase();
 }
-
-const reconnectSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { initial_ms: { type: 'integer', minimum: 10 }, max_ms: { type: 'integer', minimum: 10 } },
-} as const;
-
-const commonProps = {
-  id: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'unique radio id' },
-  queue_limit: { type: 'integer', minimum: 1, default: 64 },
-  queue_byte_limit: { type: 'integer', minimum: 1024, default: 4194304 },
-  reconnect: reconnectSchema,
-} as const;
-
-/** JSON Schema (draft-07, Ajv-ready) of one entry of the gateway's `radios` list. */
-export const RADIO_CONFIG_SCHEMA = {
-  type: 'object',
-  required: ['id', 'kind'],
-  properties: { kind: { enum: ['ble', 'serial', 'simulated'] } },
-  allOf: [
-    {
-      if: { properties: { kind: { const: 'ble' } } },
-      then: {
-        additionalProperties: false,
-        properties: {
-          ...commonProps,
-          kind: { const: 'ble' },
-          adapter: { oneOf: [{ type: 'string', pattern: '^(hci)?[0-9]{1,2}$' }, { type: 'integer', minimum: 0, maximum: 63 }], default: 'hci0' },
-          service_uuid: { type: 'string' },
-          max_peers: { type: 'integer', minimum: 1, maximum: 32, default: 4 },
-          connect_timeout_ms: { type: 'integer', minimum: 100, default: 10000 },
-          handshake_timeout_ms: { type: 'integer', minimum: 100, default: 15000 },
-          min_write_gap_ms: { type: 'integer', minimum: 0, default: 20 },
-          write_gate_ms: { type: 'integer', minimum: 1, default: 30 },
-          require_identity: { type: 'boolean', default: true },
-          allow_peers: { type: 'array', items: { type: 'string', minLength: 1 } },
-          scan_restart_ms: { type: 'integer', minimum: 100, default: 5000 },
-          discovery_window_ms: { type: 'integer', minimum: 0, maximum: 10000, default: 250 },
-          peripheral: {
-            type: 'object',
-            additionalProperties: false,
-            description: 'GATT server (peripheral role) through @stoprocent/bleno: phones connect to the gateway as centrals.',
-            properties: {
-              enabled: { type: 'boolean', default: true },
-              advertise_name: { type: 'string', minLength: 1, description: 'scan-response name, at most 29 UTF-8 bytes; default none' },
-              adapter: { oneOf: [{ type: 'string', pattern: '^(hci)?[0-9]{1,2}$' }, { type: 'integer', minimum: 0, maximum: 63 }], description: "default: the radio's adapter" },
-              max_clients: { type: 'integer', minimum: 1, maximum: 16, default: 4 },
-              notify: { type: 'boolean', default: true },
-            },
-          },
-        },
-      },
-    },
-    {
-      if: { properties: { kind: { const: 'serial' } } },
-      then: {
-        additionalProperties: false,
-        anyOf: [{ required: ['path'] }, { required: ['match'] }],
-        properties: {
-          ...commonProps,
-          kind: { const: 'serial' },
-          path: { type: 'string', minLength: 1 },
-          match: {
-            type: 'object',
-            additionalProperties: false,
-            minProperties: 1,
-            properties: {
-              vendor_id: { type: 'string' },
-              product_id: { type: 'string' },
-              serial_number: { type: 'string' },
-              manufacturer: { type: 'string' },
-            },
-          },
-          baud_rate: { type: 'integer', minimum: 50, default: 115200 },
-          max_frame_bytes: { type: 'integer', minimum: 16, maximum: 1048576, default: 1048576 },
-          peer_id: { type: 'string', minLength: 1 },
-          wire_versions: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
-          keepalive_ms: { type: 'integer', minimum: 0, default: 0 },
-        },
-      },
-    },
-    {
-      if: { properties: { kind: { const: 'simulated' } } },
-      then: {
-        additionalProperties: false,
-        properties: {
-          ...commonProps,
-          kind: { const: 'simulated' },
-          fragment: { type: 'boolean', default: true },
-          latency_ms: { type: 'integer', minimum: 0, default: 0 },
-          peers: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['id'],
-              additionalProperties: false,
-              properties: {
-                id: { type: 'string', minLength: 1, maxLength: 128 },
-                address: { type: 'string', minLength: 1 },
-                wire_versions: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
-                mtu: { type: 'integer', minimum: 23, maximum: 517 },
-                rssi: { type: 'integer', minimum: -127, maximum: 20 },
-                auto_ack: { type: 'boolean', default: true },
-                talk: {
-                  type: 'object',
-                  required: ['every_ms'],
-                  additionalProperties: false,
-                  properties: {
-                    every_ms: { type: 'integer', minimum: 10 },
-                    recipient: { type: 'string' },
-                    app_id: { type: 'string' },
-                    text: { type: 'string' },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  ],
-} as const;

@@ -6,6 +6,7 @@
  * only, and a missing package becomes state `unsupported` with the install hint. Tests pass `SerialPortMock`
  * (the same stream class over `@serialport/binding-mock`) through the same interface.
  */
+import { packageHint } from './package-hint';
 import { RadioError } from './radio';
 
 export interface SerialPortInfo {
@@ -52,7 +53,7 @@ export function loadSerialBackend(): SerialBackend {
   } catch (err) {
     throw new RadioError(
       'UNSUPPORTED',
-      `the optional package serialport is not available (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); install it with: npm install serialport`,
+      packageHint('serialport', err),
       { package: 'serialport' },
       { cause: err },
     );

@@ -5,8 +5,10 @@
 import { CodedError } from '../coded-error';
 
 export type StoreErrorCode =
-  /** The optional native driver `better-sqlite3` is not installed (or failed to load). */
+  /** The optional native driver `better-sqlite3` is not installed. */
   | 'STORE_DRIVER_MISSING'
+  /** `better-sqlite3` is installed but its native addon does not load (built for another Node.js, never built). */
+  | 'STORE_DRIVER_UNLOADABLE'
   /** Another process (or another store object) holds this file. One owner per file. */
   | 'STORE_LOCKED'
   /** The file exists but is not a store database, or its content is damaged. */

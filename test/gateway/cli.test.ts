@@ -36,7 +36,7 @@ describe('clawling gateway (CLI)', function () {
     assert.equal(r.status, 1);
     assert.match(r.stderr, /^ {2}mqtt\.url: does not match/m);
     assert.match(r.stderr, /^ {2}mqtt\.qos: is not a known setting$/m);
-    assert.match(r.stderr, /^ {2}http\.port: must be <= 65535$/m);
+    assert.match(r.stderr, /^ {2}http\.port: must be <= 65535 \(got 70000\)$/m);
   });
 
   it('--print-config shows the resolved YAML with environment overrides and no secrets', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import Ajv from 'ajv';
-import { RADIO_CONFIG_SCHEMA, resolveRadioConfig, type RadioConfig } from '../../../gateway/radios/radio-config';
+import { RADIO_CONFIG_SCHEMA, RADIO_SETTINGS, resolveRadioConfig, type RadioConfig } from '../../../gateway/radios/radio-config';
+import { loadConfig } from '../../../gateway/config/load-config';
 import { RadioError } from '../../../gateway/radios/radio';
 
 function problem(config: unknown): string | undefined {
@@ -101,5 +102,84 @@ describe('gateway/radios radio-config', () => {
       assert.equal(problem(c), undefined);
     }
     for (const c of bad) assert.equal(validate(c), false, JSON.stringify(c));
+  });
+
+  describe('one table for schema and resolver', () => {
+    type Prop = { type?: string; minimum?: number; maximum?: number; default?: unknown; properties?: Record<string, Prop> };
+    const camel = (k: string): string => k.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const base: Record<string, Record<string, unknown>> = {
+      ble: { id: 'r0', kind: 'ble' },
+      serial: { id: 'r0', kind: 'serial', path: '/dev/ttyACM0' },
+      simulated: { id: 'r0', kind: 'simulated' },
+    };
+    const branches = (RADIO_CONFIG_SCHEMA.allOf as unknown as Array<{ if: { properties: { kind: { const: string } } }; then: { properties: Record<string, Prop> } }>).map((b) => ({
+      kind: b.if.properties.kind.const,
+      props: b.then.properties,
+    }));
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const validate = ajv.compile(RADIO_CONFIG_SCHEMA);
+
+    /** Every integer and boolean setting of a kind, with where it sits (top level or peripheral) and its resolved key. */
+    function settings(props: Record<string, Prop>): Array<{ at: string[]; spec: Prop }> {
+      const out: Array<{ at: string[]; spec: Prop }> = [];
+      for (const [k, spec] of Object.entries(props)) {
+        if (spec.type === 'integer' || spec.type === 'boolean') out.push({ at: [k], spec });
+        if (k === 'peripheral' || k === 'reconnect') for (const [k2, s2] of Object.entries(spec.properties ?? {})) if (s2.type === 'integer' || s2.type === 'boolean') out.push({ at: [k, k2], spec: s2 });
+      }
+      return out;
+    }
+    const withValue = (kind: string, at: string[], value: unknown): Record<string, unknown> =>
+      at.length === 1 ? { ...base[kind], [at[0]!]: value } : { ...base[kind], [at[0]!]: { [at[1]!]: value } };
+    const resolvedAt = (r: unknown, at: string[]): unknown => at.reduce<unknown>((o, k) => (o as Record<string, unknown>)[camel(k)], r);
+
+    it('the schema and the resolver accept each bound and refuse one past it, at the same path', () => {
+      let checked = 0;
+      for (const { kind, props } of branches) {
+        for (const { at, spec } of settings(props)) {
+          if (spec.type !== 'integer') continue;
+          assert.ok(spec.minimum !== undefined && spec.maximum !== undefined, `${kind} ${at.join('.')} has both bounds`);
+          const path = `radios[0].${at.join('.')}`;
+          for (const ok of [spec.minimum, spec.maximum]) {
+            const c = withValue(kind, at, ok);
+            if (at.join('.') === 'reconnect.max_ms' && ok < 1000) continue; // max_ms ≥ initial_ms is the resolver's cross-check
+            assert.equal(validate(c), true, `${kind} ${path}=${ok}: ${JSON.stringify(validate.errors)}`);
+            assert.equal(problem(c), undefined, `${kind} ${path}=${ok}`);
+          }
+          for (const bad of [spec.minimum - 1, spec.maximum + 1]) {
+            const c = withValue(kind, at, bad);
+            assert.equal(validate(c), false, `${kind} ${path}=${bad} refused by the schema`);
+            assert.equal(problem(c), path, `${kind} ${path}=${bad} refused by the resolver`);
+          }
+          checked += 1;
+        }
+      }
+      assert.ok(checked >= 20, `checked ${checked} integer settings`);
+    });
+
+    it('each default the schema states is the one the resolver applies', () => {
+      let checked = 0;
+      for (const { kind, props } of branches) {
+        const resolved = resolveRadioConfig(base[kind] as unknown as RadioConfig);
+        for (const { at, spec } of settings(props)) {
+          if (spec.default === undefined) continue;
+          assert.equal(resolvedAt(resolved, at), spec.default, `${kind} ${at.join('.')}`);
+          checked += 1;
+        }
+        const rd = RADIO_SETTINGS.reconnectDefaults[kind as 'ble'];
+        assert.deepEqual(resolved.reconnect, { initialMs: rd.initial_ms, maxMs: rd.max_ms });
+      }
+      assert.ok(checked >= 15, `checked ${checked} defaults`);
+    });
+
+    it('the gateway loader refuses queue_limit: 2000000 with its path, as the resolver would', () => {
+      assert.throws(
+        () => loadConfig({ text: 'radios:\n  - {id: s0, kind: simulated}\n  - {id: s1, kind: simulated, queue_limit: 2000000}\n', env: {} }),
+        (err: { details?: { problems?: Array<{ path: string; problem: string }> } }) => {
+          assert.deepEqual(err.details?.problems, [{ path: 'radios[1].queue_limit', problem: 'must be <= 100000 (got 2000000)' }]);
+          return true;
+        },
+      );
+      assert.equal(problem({ id: 's1', kind: 'simulated', queue_limit: 2_000_000 }), 'radios[0].queue_limit');
+    });
   });
 });
