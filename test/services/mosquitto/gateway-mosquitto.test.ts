@@ -121,6 +121,19 @@ describe('gateway against a real Mosquitto (MQTT 5, TLS, credentials)', function
     assert.deepEqual(discoveryProblems(rec.messages), []);
   });
 
+  it("sends a text to a mesh node from its Home Assistant notify entity and reports the ACK", async () => {
+    const g = await gateway({ url: mq.url, username: USER, password_file: passwordFile });
+    const alice = g.peer('sim0', 'alice');
+    const rec = await recorder(mq.url, ['homeassistant/device/#', 'clawling/nodes/#'], auth);
+    const topic = `homeassistant/device/mesh_${alice.address}/config`;
+    await rec.until(() => rec.on(topic).length > 0, 5000, "alice's device");
+    const notify = (JSON.parse(rec.on(topic).at(-1)!.payload.toString()) as { components: { send: { platform: string; command_topic: string } } }).components.send;
+    assert.equal(notify.platform, 'notify');
+    await rec.client.publishAsync(notify.command_topic, 'dim the lights', { qos: 1 });
+    await alice.waitFor((r) => r.message?.content === 'dim the lights');
+    await rec.until(() => rec.json<{ status: string }>(`clawling/nodes/${alice.address}/send/result`).some((r) => r.status === 'acked'), 5000, 'acked');
+  });
+
   it('answers a send request on its MQTT 5 response topic with the correlation data', async () => {
     const g = await gateway({ url: mq.url, username: USER, password_file: passwordFile });
     const rec = await recorder(mq.url, ['replies/me'], auth);
