@@ -10,7 +10,8 @@ import { VirtualBle, type VirtualHost } from '../../support/ble/virtual-ble';
 import { bigFrame, frameOf, hexOf } from './support/frames';
 import { nextEvent, peerConnected } from './support/radio-suite';
 import { TestLogger } from './support/test-logger';
-import { BlenoPhone, blenoOnUart, nobleOnUart, type PhoneOptions } from './support/virtual-stacks';
+import { identityFromSeed, verifyIdentityBlob } from '../../../gateway/radios/mesh-identity';
+import { BlenoPhone, blenoOnUart, NoblePhoneCentral, nobleOnUart, type PhoneOptions } from './support/virtual-stacks';
 
 interface World {
   ble: VirtualBle;
@@ -84,6 +85,8 @@ describe('gateway/radios BleRadio through noble and bleno over a virtual LE cont
       const arrived = phoneFrame(w);
       await w.radio.send(w.peerId, out);
       assert.equal(hexOf(await arrived), hexOf(out));
+      // The reference rule: ATT_MTU − 3, never below 185 (so 185 at ATT MTU 185, 3 bytes over what fits), at most 512.
+      assert.equal(w.phone.largestWrite, Math.min(512, Math.max(185, attMtu - 3)));
 
       const back = bigFrame(65_536);
       const inbound = nextFrame(w);
@@ -143,5 +146,76 @@ describe('gateway/radios BleRadio through noble and bleno over a virtual LE cont
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(frames.map((f) => hexOf(f.frame)), [hexOf(whole)], 'nothing of the cut frame, the next frame once');
     assert.deepEqual(w.ble.violations(), []);
+  });
+
+  describe('a noble central (a phone) on the gateway GATT server (bleno)', () => {
+    interface ServerWorld {
+      ble: VirtualBle;
+      radio: BleRadio;
+      central: NoblePhoneCentral;
+      peerId: string;
+    }
+    const servers: ServerWorld[] = [];
+    const GATEWAY = identityFromSeed('virtual-gateway');
+
+    afterEach(async () => {
+      for (const s of servers.splice(0)) {
+        s.central.stop();
+        await s.radio.close();
+        await s.ble.close();
+      }
+    });
+
+    async function serverWorld(): Promise<ServerWorld> {
+      const ble = new VirtualBle();
+      // Central and GATT server on two controllers: one UART carries one host.
+      const centralHost = await ble.host();
+      const serverHost = await ble.host();
+      const phoneHost = await ble.host();
+      const radio = createRadio(
+        {
+          id: 'ble0',
+          kind: 'ble',
+          min_write_gap_ms: 0,
+          discovery_window_ms: 0,
+          peripheral: { enabled: true, adapter: 1 },
+        },
+        { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', identity: GATEWAY, noble: () => nobleOnUart(centralHost.path), bleno: () => blenoOnUart(serverHost.path) },
+      ) as BleRadio;
+      const s = { ble, radio, central: new NoblePhoneCentral(nobleOnUart(phoneHost.path)), peerId: phoneHost.controller.address.replace(/:/g, '') };
+      servers.push(s);
+      await radio.open();
+      return s;
+    }
+
+    for (const attMtu of [185, 247, 517]) {
+      it(`ATT MTU ${attMtu}: reads a valid IDENTITY, subscribes, and carries a 64 KiB frame each way`, async () => {
+        const s = await serverWorld();
+        const up = nextEvent(s.radio, 'peer', (p) => p.id === s.peerId && p.change !== 'down');
+        await s.central.connect(attMtu);
+        await up;
+        assert.equal(s.central.attMtu, attMtu);
+        assert.equal(s.central.deviceId, GATEWAY.address);
+        assert.deepEqual(verifyIdentityBlob(s.central.identityBlob, s.central.deviceId).ok, true);
+
+        const out = bigFrame(65_536);
+        const inbound = nextFrame({ radio: s.radio } as World);
+        await s.central.send(out);
+        const got = await inbound;
+        assert.equal(got.peerId, s.peerId);
+        assert.equal(hexOf(got.frame), hexOf(out));
+
+        const back = bigFrame(65_536);
+        const arrived = new Promise<Uint8Array>((resolve) => s.central.once('frame', resolve));
+        await s.radio.send(s.peerId, back);
+        assert.equal(hexOf(await arrived), hexOf(back));
+        assert.deepEqual(
+          s.radio.peers().filter((p) => p.connected).map((p) => p.id),
+          [s.peerId],
+          'its own central and GATT server, which hear each other in the air, are not each other\'s peers',
+        );
+        assert.deepEqual(s.ble.violations(), []);
+      });
+    }
   });
 });

@@ -75,6 +75,7 @@ export class BlenoPhone extends EventEmitter<PhoneEvents> {
   /** MESSAGE writes received, and those that were not a valid fragment. */
   writes = 0;
   badFragments = 0;
+  largestWrite = 0;
   private update: BlenoUpdateValue | undefined;
   private nextId = 0;
 
@@ -96,6 +97,7 @@ export class BlenoPhone extends EventEmitter<PhoneEvents> {
       properties: this.options.messageProperties ?? ['writeWithoutResponse', 'notify'],
       onWriteRequest: (_h, data, _offset, _withoutResponse, callback) => {
         this.writes++;
+        this.largestWrite = Math.max(this.largestWrite, data.length);
         try {
           const r = this.reassembler.push(data);
           if (r.status === 'complete') this.emit('frame', r.frame);
@@ -156,12 +158,17 @@ export class BlenoPhone extends EventEmitter<PhoneEvents> {
     return this.update !== undefined;
   }
 
-  /** Sends a frame to the subscribed central in notifications of the reference's fragment size for this MTU. */
+  /**
+   * Sends a frame to the subscribed central in notifications: the reference's fragment size for this MTU, but no
+   * more than a notification carries (ATT_MTU − 3), as a phone whose stack refuses longer values must. Where that
+   * leaves no room for a fragment header (ATT MTU 23), the reference size is sent and the stack cuts it short.
+   */
   send(frame: Uint8Array): number {
     const update = this.update;
     if (update === undefined) throw new Error('the central has not subscribed');
     const id = `00000000-0000-4000-8000-${(this.nextId++).toString(16).padStart(12, '0')}`;
-    const fragments = encodeFragments(frame, id, fragmentSizeForAttMtu(this.attMtu));
+    const capped = Math.min(fragmentSizeForAttMtu(this.attMtu), this.attMtu - 3);
+    const fragments = encodeFragments(frame, id, capped > 46 ? capped : fragmentSizeForAttMtu(this.attMtu));
     for (const f of fragments) update(Buffer.from(f));
     return fragments.length;
   }
@@ -172,3 +179,91 @@ export class BlenoPhone extends EventEmitter<PhoneEvents> {
     this.bleno.stop();
   }
 }
+
+export interface CentralEvents {
+  frame: [Uint8Array];
+}
+
+/**
+ * A phone in the central role, built with noble: finds the mesh service, connects asking for `attMtu`, reads
+ * DEVICE_ID and IDENTITY, subscribes to MESSAGE and writes fragments without response, as the reference's
+ * centrals do (mesh-reference-facts.md §3, "Central handshake").
+ */
+export class NoblePhoneCentral extends EventEmitter<CentralEvents> {
+  readonly reassembler = new FragmentReassembler();
+  deviceId = '';
+  identityBlob: Buffer = Buffer.alloc(0);
+  attMtu = 23;
+  private message: NobleCharacteristicLike | undefined;
+  private peripheral: NoblePeripheralLike | undefined;
+  private nextId = 0;
+
+  constructor(readonly noble: NobleLike) {
+    super();
+  }
+
+  /** Resolves once connected, identified and subscribed. */
+  connect(attMtu: number): Promise<void> {
+    const noble = this.noble as unknown as NobleFull;
+    return new Promise((resolve, reject) => {
+      const go = (): void => noble.startScanning([bare(UUID.SERVICE)], false, (err) => err && reject(err));
+      if (noble.state === 'poweredOn') go();
+      else noble.on('stateChange', (state: string) => state === 'poweredOn' && go());
+      noble.once('discover', (p: NoblePeripheralLike) => {
+        this.peripheral = p;
+        noble.stopScanning();
+        p.connect({ mtu: attMtu }, (err) => {
+          if (err) return reject(err);
+          p.discoverSomeServicesAndCharacteristics([bare(UUID.SERVICE)], [], (e, _s, chars) => {
+            // noble queues its MTU exchange ahead of discovery, so the MTU is known here.
+            this.attMtu = p.mtu ?? 23;
+            if (e || chars === null) return reject(e instanceof Error ? e : new Error(String(e)));
+            const by = (uuid: string): NobleCharacteristicLike | undefined => chars.find((c) => c.uuid === bare(uuid));
+            const message = by(UUID.MESSAGE);
+            const deviceId = by(UUID.DEVICE_ID);
+            const identity = by(UUID.IDENTITY);
+            if (message === undefined || deviceId === undefined || identity === undefined) return reject(new Error('the mesh characteristics are missing'));
+            this.message = message;
+            deviceId.read((e1, d1) => {
+              if (e1) return reject(e1);
+              this.deviceId = d1.toString('utf8');
+              identity.read((e2, d2) => {
+                if (e2) return reject(e2);
+                this.identityBlob = d2;
+                message.on('data', (data) => {
+                  try {
+                    const r = this.reassembler.push(data);
+                    if (r.status === 'complete') this.emit('frame', r.frame);
+                  } catch {
+                    // a bad fragment is dropped, as the reference does
+                  }
+                });
+                message.subscribe((e3) => (e3 ? reject(e3) : resolve()));
+              });
+            });
+          });
+        });
+      });
+    });
+  }
+
+  /** Writes a frame as fragments without response, one after the other (the reference's one outstanding write). */
+  async send(frame: Uint8Array): Promise<number> {
+    const message = this.message;
+    if (message === undefined) throw new Error('not connected');
+    const id = `00000000-0000-4000-9000-${(this.nextId++).toString(16).padStart(12, '0')}`;
+    const fragments = encodeFragments(frame, id, fragmentSizeForAttMtu(this.attMtu));
+    for (const f of fragments) await new Promise<void>((resolve, reject) => message.write(Buffer.from(f), true, (err) => (err ? reject(err) : resolve())));
+    return fragments.length;
+  }
+
+  stop(): void {
+    this.peripheral?.disconnect();
+    this.noble.removeAllListeners();
+    this.noble.stop();
+  }
+}
+
+type NobleCharacteristicLike = import('../../../../gateway/radios/ble-noble').NobleCharacteristic;
+type NoblePeripheralLike = import('../../../../gateway/radios/ble-noble').NoblePeripheral;
+type NobleFull = NobleLike & { once(event: 'discover', listener: (p: NoblePeripheralLike) => void): void };
