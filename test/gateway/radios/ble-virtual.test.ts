@@ -27,8 +27,7 @@ const worlds: World[] = [];
 
 async function world(phoneOptions: PhoneOptions = {}, config: Partial<BleRadioConfig> = {}): Promise<World> {
   const ble = new VirtualBle();
-  const gatewayHost = await ble.host();
-  const phoneHost = await ble.host();
+  const [gatewayHost, phoneHost] = await Promise.all([ble.host(), ble.host()]);
   const phone = new BlenoPhone(blenoOnUart(phoneHost.path), phoneOptions);
   const logger = new TestLogger();
   const radio = createRadio(
@@ -169,9 +168,7 @@ describe('gateway/radios BleRadio through noble and bleno over a virtual LE cont
     async function serverWorld(): Promise<ServerWorld> {
       const ble = new VirtualBle();
       // Central and GATT server on two controllers: one UART carries one host.
-      const centralHost = await ble.host();
-      const serverHost = await ble.host();
-      const phoneHost = await ble.host();
+      const [centralHost, serverHost, phoneHost] = await Promise.all([ble.host(), ble.host(), ble.host()]);
       const radio = createRadio(
         {
           id: 'ble0',

@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
 
 const RELAY = `
 import os, pty, select, sys, tty
@@ -38,6 +39,12 @@ while True:
         write_all(master, data)
 `;
 
+/**
+ * The system's python3 when there is one: a version manager's shim on PATH (pyenv) costs seconds per start on a
+ * loaded machine. `-S -I`: no site packages, no environment; the relay needs only the standard library.
+ */
+const PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+
 export interface PtyEvents {
   data: [Buffer];
   close: [];
@@ -61,7 +68,7 @@ export class PtyLink extends EventEmitter<PtyEvents> {
   /** Opens a pty pair through the python3 relay; resolves once the slave's path is known. */
   static open(): Promise<PtyLink> {
     return new Promise((resolve, reject) => {
-      const child = spawn('python3', ['-u', '-c', RELAY], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(PYTHON, ['-u', '-S', '-I', '-c', RELAY], { stdio: ['pipe', 'pipe', 'pipe'] });
       let head = Buffer.alloc(0);
       let link: PtyLink | undefined;
       let stderr = '';
