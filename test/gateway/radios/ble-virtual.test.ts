@@ -147,6 +147,27 @@ describe('gateway/radios BleRadio through noble and bleno over a virtual LE cont
     assert.deepEqual(w.ble.violations(), []);
   });
 
+  it('pacing: consecutive MESSAGE writes reach the air at least min_write_gap_ms apart', async () => {
+    const w = await world({ maxAttMtu: 247 }, { min_write_gap_ms: 20 });
+    await connected(w);
+    // Right after the link comes up a write can sit in noble's ATT queue behind the handshake's last request past
+    // the write gate, and then leave back to back with the next one (see docs/radios.md); measure the steady state.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const gateway = w.gatewayHost.controller.address;
+    const writes: number[] = [];
+    // An ATT Write Command (0x52) starts an L2CAP PDU on the ATT channel (CID 4): 4 bytes of L2CAP header first.
+    w.ble.air.on('pdu', (pdu) => {
+      if (pdu.from === gateway && pdu.llid === 'start' && pdu.data.length > 4 && pdu.data.readUInt16LE(2) === 4 && pdu.data[4] === 0x52) writes.push(pdu.at);
+    });
+    const arrived = phoneFrame(w);
+    await w.radio.send(w.peerId, bigFrame(2_000));
+    await arrived;
+    assert.ok(writes.length >= 8, `${writes.length} writes`);
+    const gaps = writes.slice(1).map((at, i) => at - writes[i]);
+    // The radio's clock counts whole milliseconds: allow the one it may round away.
+    assert.ok(Math.min(...gaps) >= 19, `gaps ${gaps.map((g) => g.toFixed(1)).join(', ')}`);
+  });
+
   describe('a noble central (a phone) on the gateway GATT server (bleno)', () => {
     interface ServerWorld {
       ble: VirtualBle;
