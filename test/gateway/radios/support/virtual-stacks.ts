@@ -11,9 +11,9 @@ import type { NobleLike } from '../../../../gateway/radios/ble-noble';
 import { buildAdvertisement, buildIdentityBlob, identityFromSeed, type MeshIdentity } from '../../../../gateway/radios/mesh-identity';
 import { encodeFragments, FragmentReassembler, fragmentSizeForAttMtu } from '../../../../lib/mesh/ble-fragment';
 
-// The packages' index files build a default instance at require time; with this set it would use the UART driver
-// rather than the native socket. The loaders below require the binding resolvers directly anyway.
-process.env.BLUETOOTH_HCI_SOCKET_FORCE_UART = '1';
+// The loaders require the binding resolvers, not the packages' index files (which build a default instance at
+// require time), and name the UART driver, so nothing here depends on BLUETOOTH_HCI_SOCKET_* variables: setting
+// them in this process would switch other tests' real noble to the UART driver too.
 
 type Resolve<T> = (type: string, options: Record<string, unknown>) => T;
 
