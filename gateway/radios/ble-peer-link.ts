@@ -38,6 +38,8 @@ export type HandshakeFailure =
   | 'IDENTITY_BAD_KEY'
   | 'NOT_ALLOWED'
   | 'DUPLICATE_PEER'
+  /** The peer's IDENTITY is the gateway's own: its central found its own GATT server (on another adapter). */
+  | 'SELF'
   | 'SUBSCRIBE_FAILED'
   | 'DISCONNECTED';
 

@@ -424,12 +424,12 @@ export class BleRadio extends RadioBase {
       c.link = undefined;
       c.phase = 'idle';
       const reason = err instanceof BleHandshakeError ? err.reason : 'CONNECT_FAILED';
-      const identityRefused = reason.startsWith('IDENTITY_') || reason === 'NOT_ALLOWED';
+      const identityRefused = reason.startsWith('IDENTITY_') || reason === 'NOT_ALLOWED' || reason === 'SELF';
       // A peer that failed its identity will fail it again: do not hammer it.
       const delay = identityRefused ? this.#config.reconnect.maxMs : c.backoff.next();
       c.nextAttemptAt = this.clock.now() + delay;
       this.countDrop(`ble_${reason.toLowerCase()}`, { peerId: id });
-      (identityRefused ? this.log.warn : this.log.debug).call(this.log, { radio: this.id, peer: id, reason, err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'BLE peer refused or unreachable');
+      (identityRefused && reason !== 'SELF' ? this.log.warn : this.log.debug).call(this.log, { radio: this.id, peer: id, reason, err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'BLE peer refused or unreachable');
     } finally {
       this.#connecting = false;
       if (rearm !== undefined) {
@@ -567,6 +567,7 @@ export class BleRadio extends RadioBase {
   }
 
   #allowed(peripheralId: string, identity: BlePeerIdentity): true | HandshakeFailure {
+    if (identity.address !== undefined && identity.address === this.#deps.identity?.address) return 'SELF';
     if (identity.address !== undefined) {
       const other = this.#neighbourWithAddress(identity.address);
       // A second central link to a device we already reach that way (it rotated its address): one is enough.

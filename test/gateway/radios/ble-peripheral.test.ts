@@ -234,7 +234,12 @@ describe('gateway/radios BLE peripheral (bleno over a fake binding)', () => {
       reader.exchangeMtu(517);
       const deviceId = (await reader.read(DEVICE_ID)).data;
       const identityBlob = (await reader.read(IDENTITY)).data;
-      const client = setup({ config: { peripheral: { enabled: false } }, peripherals: [{ address: 'cc:00:00:00:00:01', deviceId, identityBlob }] });
+      // Another gateway: one with the same identity refuses it as itself.
+      const client = setup({
+        config: { peripheral: { enabled: false } },
+        identity: identityFromSeed('another gateway'),
+        peripherals: [{ address: 'cc:00:00:00:00:01', deviceId, identityBlob }],
+      });
       const up = nextEvent(client.radio, 'peer', (p) => p.change === 'up');
       await client.radio.open();
       assert.equal((await up).address, server.identity.address);

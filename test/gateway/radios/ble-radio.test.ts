@@ -150,6 +150,31 @@ describe('gateway/radios BleRadio (noble over a fake binding)', () => {
       });
     }
 
+    it('refuses its own GATT server (found by the central on another adapter) without a warning, and retries it only at the longest delay', async () => {
+      const clock = new ManualClock();
+      const fake = new FakeNobleBinding('poweredOn');
+      fake.now = () => clock.now();
+      fake.add({ ...A, seed: 'this gateway' });
+      const logger = new TestLogger();
+      const radio = createRadio(
+        { id: 'ble0', kind: 'ble', min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 5_000 }, peripheral: { enabled: false } },
+        { logger, clock, stateDir: '/tmp/radios-test-state', noble: () => nobleOver(fake), random: () => 0, identity: identityFromSeed('this gateway') },
+      ) as BleRadio;
+      opened.push(radio);
+      await radio.open();
+      await settle(10);
+      const device = fake.get(id(A));
+      assert.equal(device.connectRequests, 1);
+      assert.equal(device.connected, false);
+      assert.equal(radio.peers().length, 0, 'the gateway is not its own neighbour');
+      assert.equal(logger.find('warn', 'BLE peer refused or unreachable'), undefined);
+      assert.equal((logger.find('debug', 'BLE peer refused or unreachable')?.obj as { reason?: string }).reason, 'SELF');
+      await clock.tick(4_000);
+      fake.advertise(device.id);
+      await settle();
+      assert.equal(device.connectRequests, 1, 'not retried before reconnect.max_ms');
+    });
+
     it('refuses a valid blob whose address is not the DEVICE_ID served', async () => {
       const other = identityFromSeed('someone else');
       const { radio, fake } = setup([{ ...A, deviceId: other.address }]);

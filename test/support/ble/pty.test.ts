@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { SerialPort } from 'serialport';
+import { PtyLink } from './pty';
+
+describe('test/support/ble PtyLink (python3-relayed pseudo-terminal)', () => {
+  it('carries bytes both ways, unaltered, between the master side and a serial port opened on the slave', async () => {
+    const pty = await PtyLink.open();
+    assert.match(pty.path, /^\/dev\/pts\/\d+$/);
+    const port = new SerialPort({ path: pty.path, baudRate: 1_000_000, autoOpen: false });
+    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+    try {
+      // Every byte value, including the ones a cooked tty would translate (CR, LF, ^C, ^D, XON/XOFF).
+      const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+      const fromHost: Buffer[] = [];
+      pty.on('data', (chunk) => fromHost.push(chunk));
+      port.write(all);
+      const toHost: Buffer[] = [];
+      port.on('data', (chunk: Buffer) => toHost.push(chunk));
+      pty.write(Buffer.from(all).reverse());
+      const until = Date.now() + 5_000;
+      while ((Buffer.concat(fromHost).length < 256 || Buffer.concat(toHost).length < 256) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(Buffer.concat(fromHost), all);
+      assert.deepEqual(Buffer.concat(toHost), Buffer.from(all).reverse());
+    } finally {
+      await new Promise<void>((resolve) => port.close(() => resolve()));
+      await pty.close();
+    }
+  });
+});
