@@ -1,7 +1,7 @@
 /**
- * One editor session per test file: Node-RED 4.1 with this package linked into a private userDir (through
- * `launchNodeRed`, so the palette and Import ▸ Examples show what a user gets), optionally the dev hub the examples
- * talk to, and Chromium on the editor. Everything the browser and the runtime say is recorded: the browser's
+ * One editor session per test file: Node-RED (the one `nodeRedPackage()` selects) with this package linked into a
+ * private userDir (through `launchNodeRed`, so the palette and Import ▸ Examples show what a user gets), optionally
+ * the dev hub the examples talk to, and Chromium on the editor. Everything the browser and the runtime say is recorded: the browser's
  * uncaught errors and console errors (attributed to the test that was running), every request that would leave
  * 127.0.0.1 (refused), and the runtime's log lines.
  */
@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { PACKAGE_ROOT, launchNodeRed, type RunningNodeRed } from '../../../cli/node-red-launcher';
+import { nodeRedPackage } from '../../support/node-red-package';
 import { launchChromium } from './chromium';
 import { startExampleServices, type ExampleServices } from './example-services';
 import { freePort } from './free-port';
@@ -66,7 +67,9 @@ export function useEditorSession(label: string, options: { services?: boolean } 
     this.timeout(90_000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `editor-${label}-`));
     const services = options.services ? await startExampleServices() : undefined;
+    const selected = nodeRedPackage();
     const nodeRed = await launchNodeRed({
+      redJs: selected.redJs,
       userDir: path.join(dir, 'node-red'),
       port: await freePort(),
       onLog: (line) => {
@@ -74,6 +77,13 @@ export function useEditorSession(label: string, options: { services?: boolean } 
         logged.emit('line', line);
       },
     });
+    // The run must be on the selected Node-RED: the suite's page assumptions differ between 4 and 5.
+    const announced = runtimeLog.map((l) => /Node-RED version: v(\S+)/.exec(l)?.[1]).find(Boolean);
+    if (announced?.replace(/-git$/, '') !== selected.version) {
+      await nodeRed.stop();
+      await services?.stop();
+      throw new Error(`the editor's runtime announced Node-RED ${announced ?? '(no version)'}, not the selected ${selected.version} (${selected.dir})`);
+    }
     const context = await launchChromium(path.join(dir, 'chromium-profile'));
     state = { dir, context, nodeRed, services, page: context.pages()[0] ?? (await context.newPage()) };
     await context.route('**/*', (route) => {
