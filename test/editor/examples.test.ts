@@ -5,12 +5,10 @@
  * the hub and MQTT nodes connected, and one flow run from its inject button. A screenshot of a deployed flow goes to docs/screenshots/flow.png.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { PACKAGE_NAME, exampleNames, readExample, type FlowNode } from './support/declared-nodes';
 import { VIEWPORT } from './support/chromium';
 import { CONNECTION_TYPES, configFor } from './support/example-services';
-import { README_SCREENSHOT_DIR, itLeftNoBrowserErrors, runtimeErrors, useEditorSession } from './support/editor-session';
+import { itLeftNoBrowserErrors, runtimeErrors, saveReadmeScreenshot, useEditorSession } from './support/editor-session';
 import {
   clickDeploy,
   clickDone,
@@ -124,17 +122,17 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     const page = session.page;
     const flow = readExample(RUN_FLOW);
     const inject = flow.find((n) => n.type === 'inject' && n.name === 'door opened') as FlowNode;
-    await showSidebarTab(page, 'debug');
+    const debugPanel = await showSidebarTab(page, 'debug');
     await showFlowOf(page, inject.id);
     await page.locator(`[id="${inject.id}"] .red-ui-flow-node-button`).click();
     const debugNames = flow.filter((n) => n.type === 'debug' && (n.name === 'frame' || n.name === 'message')).map((n) => String(n.name));
     for (const debugName of debugNames) {
-      await page
-        .locator('#red-ui-sidebar-content .red-ui-debug-msg .red-ui-debug-msg-name', { hasText: debugName })
+      await debugPanel
+        .locator('.red-ui-debug-msg .red-ui-debug-msg-name', { hasText: debugName })
         .first()
         .waitFor({ state: 'visible', timeout: 10_000 });
     }
-    const messages = await page.locator('#red-ui-sidebar-content .red-ui-debug-msg').allInnerTexts();
+    const messages = await debugPanel.locator('.red-ui-debug-msg').allInnerTexts();
     const shown = messages.join(' | ').slice(0, 400);
     assert.ok(
       messages.some((m) => /node: frame/.test(m) && /buffer\[\d+\]/.test(m)),
@@ -177,8 +175,7 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     const right = Math.min(chart.x + chart.width, Math.max(...boxes.map((b) => b.x + b.width)) + margin);
     const bottom = Math.min(chart.y + chart.height, Math.max(...boxes.map((b) => b.y + b.height)) + margin);
     const shot = await page.screenshot({ clip: { x: left, y: top, width: right - left, height: bottom - top }, path: session.screenshot(`${README_FLOW}-flow`) });
-    fs.mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
-    fs.writeFileSync(path.join(README_SCREENSHOT_DIR, 'flow.png'), shot);
+    saveReadmeScreenshot('flow', shot);
     await togglePaletteAndSidebar();
     await page.locator('#red-ui-main-container.red-ui-palette-closed').waitFor({ state: 'detached', timeout: 5000 });
   });

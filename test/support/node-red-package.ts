@@ -11,6 +11,8 @@ import path from 'node:path';
 export interface NodeRedPackage {
   /** The `node-red` package folder. */
   dir: string;
+  /** The devDependency, not an install named by CLAWLING_NODE_RED_DIR. */
+  isDevDependency: boolean;
   version: string;
   /** Its `red.js`, what `node-red` runs. */
   redJs: string;
@@ -33,6 +35,7 @@ function select(): NodeRedPackage {
   if (wanted && pkg.version.split('.')[0] !== wanted) throw new Error(`this run must load Node-RED ${wanted}, but ${dir} holds ${pkg.version}`);
   return {
     dir,
+    isDevDependency: !named,
     version: pkg.version,
     redJs: path.join(dir, 'red.js'),
     main: require.resolve(dir),

@@ -18,7 +18,18 @@ import { freePort } from './free-port';
 import { openEditor } from './editor-ui';
 
 export const SCREENSHOT_DIR = path.join(PACKAGE_ROOT, 'test', 'editor', 'screenshots');
-export const README_SCREENSHOT_DIR = path.join(PACKAGE_ROOT, 'docs', 'screenshots');
+const README_SCREENSHOT_DIR = path.join(PACKAGE_ROOT, 'docs', 'screenshots');
+
+/**
+ * Writes a README picture (`docs/screenshots/<name>.png`). Only a run on the devDependency's Node-RED does: the
+ * pictures show the editor a `npm install` of this package is developed against, not whichever Node-RED a CI
+ * leg selected.
+ */
+export function saveReadmeScreenshot(name: string, png: Buffer): void {
+  if (!nodeRedPackage().isDevDependency) return;
+  fs.mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
+  fs.writeFileSync(path.join(README_SCREENSHOT_DIR, `${name}.png`), png);
+}
 
 export interface BrowserProblem {
   test: string;
