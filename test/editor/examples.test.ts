@@ -154,12 +154,10 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     await workspaceNode(page, placedNodes[0].id).waitFor({ state: 'visible' });
     // The whole flow in view: palette and sidebar closed (the actions behind ctrl-p and ctrl-space), the workspace
     // scrolled to its origin. Composition for the picture only; nothing here is under test.
+    // Closed is when the workspace spans the window: Node-RED 4 closes a palette and a sidebar, Node-RED 5 collapses
+    // its left and right sidebars.
     await togglePaletteAndSidebar();
-    await page.locator('#red-ui-main-container.red-ui-palette-closed.red-ui-sidebar-closed').waitFor({ state: 'attached', timeout: 5000 });
-    await page.waitForFunction((w) => {
-      const chart = (globalThis as unknown as EditorWindow).document.getElementById('red-ui-workspace-chart');
-      return !!chart && chart.getBoundingClientRect().width >= w - 40;
-    }, VIEWPORT.width);
+    await waitWorkspaceWidth('full');
     await page.locator('#red-ui-workspace-chart').evaluate((el) => (el as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
     const boxes: Array<{ x: number; y: number; width: number; height: number }> = [];
     for (const n of placedNodes) {
@@ -177,10 +175,21 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     const shot = await page.screenshot({ clip: { x: left, y: top, width: right - left, height: bottom - top }, path: session.screenshot(`${README_FLOW}-flow`) });
     saveReadmeScreenshot('flow', shot);
     await togglePaletteAndSidebar();
-    await page.locator('#red-ui-main-container.red-ui-palette-closed').waitFor({ state: 'detached', timeout: 5000 });
+    await waitWorkspaceWidth('narrowed');
   });
 
   itLeftNoBrowserErrors(session);
+
+  async function waitWorkspaceWidth(want: 'full' | 'narrowed'): Promise<void> {
+    await session.page.waitForFunction(
+      ({ w, full }) => {
+        const chart = (globalThis as unknown as EditorWindow).document.getElementById('red-ui-workspace-chart');
+        return !!chart && chart.getBoundingClientRect().width >= w - 40 === full;
+      },
+      { w: VIEWPORT.width, full: want === 'full' },
+      { timeout: 5000 },
+    );
+  }
 
   async function togglePaletteAndSidebar(): Promise<void> {
     await session.page.evaluate(() => {

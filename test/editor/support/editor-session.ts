@@ -79,9 +79,15 @@ export function useEditorSession(label: string, options: { services?: boolean } 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `editor-${label}-`));
     const services = options.services ? await startExampleServices() : undefined;
     const selected = nodeRedPackage();
+    const userDir = path.join(dir, 'node-red');
+    // The editor's tips off (the user setting "Show tips"): their text is random, and on Node-RED 5 their first timer
+    // (1 s after the user settings load) can fire before the info sidebar has built the tip box, an uncaught
+    // TypeError in the editor's own code whenever the page loads slowly.
+    fs.mkdirSync(userDir, { recursive: true });
+    fs.writeFileSync(path.join(userDir, '.config.users.json'), JSON.stringify({ _: { editor: { view: { 'view-show-tips': false } } } }));
     const nodeRed = await launchNodeRed({
       redJs: selected.redJs,
-      userDir: path.join(dir, 'node-red'),
+      userDir,
       port: await freePort(),
       onLog: (line) => {
         runtimeLog.push(line);
