@@ -26,6 +26,8 @@ export interface NodeRedLaunchOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the child's log lines go; the default discards them. */
   onLog?: (line: string) => void;
+  /** The `red.js` to run; the default is the Node-RED this package resolves (its devDependency). */
+  redJs?: string;
 }
 
 export interface RunningNodeRed {
@@ -79,7 +81,7 @@ export async function launchNodeRed(options: NodeRedLaunchOptions): Promise<Runn
   fs.writeFileSync(path.join(options.userDir, 'flows.json'), JSON.stringify(options.flows ?? [], null, 2));
   fs.writeFileSync(path.join(options.userDir, 'flows_cred.json'), JSON.stringify(options.credentials ?? {}, null, 2));
 
-  const child = spawn(process.execPath, [resolveNodeRed(), '--userDir', options.userDir, '--settings', settingsFile], {
+  const child = spawn(process.execPath, [options.redJs ?? resolveNodeRed(), '--userDir', options.userDir, '--settings', settingsFile], {
     env: { ...process.env, ...options.env, NODE_RED_ENABLE_PROJECTS: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

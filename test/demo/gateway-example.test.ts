@@ -13,10 +13,11 @@ import { DEMO_FLOW_FILE, demoFlow } from '../../demo/flow';
 import { startDemo, type RunningDemo } from '../../demo/run-demo';
 import { DEMO, PEERS } from '../../demo/settings';
 import { useNodeRed } from '../support/node-red';
+import { nodeRedPackage } from '../support/node-red-package';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const ours = ['hub-config', 'hub-in', 'hub-out', 'mesh-encode', 'mesh-decode'].map((n) => require(`../../nodes/${n}`));
-const nodeRedNodes = path.dirname(require.resolve('@node-red/nodes/package.json'));
+const nodeRedNodes = nodeRedPackage().nodesDir;
 const core = ['common/20-inject.js', 'common/21-debug.js', 'common/90-comment.js', 'function/15-change.js', 'function/10-switch.js', 'function/10-function.js', 'network/10-mqtt.js'].map((f) =>
   require(path.join(nodeRedNodes, 'core', f)),
 );

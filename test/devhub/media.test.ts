@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -171,25 +172,50 @@ describe('devhub media limits and configuration', () => {
     });
   });
 
-  describe('on its own port with folder storage', () => {
+  describe('on its own port with folder storage, in a process of its own', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devhub-media-'));
-    after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const hub = useMediaHub({ port: 0, storage: { dir } });
+    let child: ChildProcess | undefined;
+    let urls: { mediaUrl: string; wsUrl: string };
+    const reply = <T>(want: (m: Record<string, unknown>) => boolean): Promise<T> =>
+      new Promise((resolve, reject) => {
+        const onMessage = (m: Record<string, unknown>): void => {
+          if (!want(m)) return;
+          child!.off('exit', onExit);
+          child!.off('message', onMessage);
+          resolve(m as T);
+        };
+        const onExit = (code: number | null): void => reject(new Error(`the hub process exited (${code})`));
+        child!.on('message', onMessage);
+        child!.once('exit', onExit);
+      });
+    before(async () => {
+      child = fork(path.join(__dirname, 'media', 'upload-memory-child.js'), [dir], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      urls = await reply<{ mediaUrl: string; wsUrl: string }>((m) => m.ready === true);
+    });
+    after(async () => {
+      if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child!.once('exit', resolve));
+        child.disconnect();
+        await exited;
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
 
+    // What is measured is the Buffer memory the hub still holds (after a full collection, in the hub's process),
+    // not what it has allocated: received chunks are garbage once on disk, and how long they linger is the
+    // collector's choice (on Node 24, 80 MB of them during this upload).
     it('listens apart from the WebSocket and streams a 100 MiB upload to disk without holding it in memory', async function () {
-      this.timeout(60_000);
-      assert.notEqual(new URL(hub().mediaUrl).port, new URL(hub().wsUrl).port);
+      this.timeout(120_000);
+      assert.notEqual(new URL(urls.mediaUrl).port, new URL(urls.wsUrl).port);
       const size = 100 * 1024 * 1024;
       const chunk = Buffer.alloc(256 * 1024, 0x5a);
       const head = `--big\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/x-big\r\n\r\n`;
       const tail = `\r\n--big--\r\n`;
-      let peak = 0;
-      const base = process.memoryUsage().arrayBuffers;
-      const sampler = setInterval(() => {
-        peak = Math.max(peak, process.memoryUsage().arrayBuffers - base);
-      }, 5);
+      const started = reply((m) => m.started === true);
+      child!.send('start');
+      await started;
       const answer = await new Promise<Answer>((resolve, reject) => {
-        const url = new URL(`${hub().mediaUrl}/media/upload`);
+        const url = new URL(`${urls.mediaUrl}/media/upload`);
         const req = http.request(
           { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: 'Bearer ta', 'content-type': 'multipart/form-data; boundary=big', 'content-length': head.length + size + tail.length } },
           (res) => {
@@ -210,13 +236,16 @@ describe('devhub media limits and configuration', () => {
         };
         pump();
       });
-      clearInterval(sampler);
+      const measured = reply<{ peak: number; samples: number }>((m) => typeof m.peak === 'number');
+      child!.send('stop');
+      const { peak, samples } = await measured;
       assert.equal(answer.status, 200);
       assert.equal(answer.body.data!.size, size);
       assert.equal(answer.body.data!.kind, 'file');
       const key = path.basename(new URL(answer.body.data!.url).pathname);
       assert.equal(fs.statSync(path.join(dir, key)).size, size);
-      assert.ok(peak < size / 2, `peak Buffer memory ${peak} bytes for a ${size}-byte upload`);
+      assert.ok(samples > 0, 'the hub process took no memory sample while the upload was in flight');
+      assert.ok(peak < size / 2, `the hub held up to ${peak} bytes of Buffers (after a full collection) during a ${size}-byte upload`);
     });
   });
 });

@@ -5,12 +5,10 @@
  * the hub and MQTT nodes connected, and one flow run from its inject button. A screenshot of a deployed flow goes to docs/screenshots/flow.png.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { PACKAGE_NAME, exampleNames, readExample, type FlowNode } from './support/declared-nodes';
 import { VIEWPORT } from './support/chromium';
 import { CONNECTION_TYPES, configFor } from './support/example-services';
-import { README_SCREENSHOT_DIR, itLeftNoBrowserErrors, runtimeErrors, useEditorSession } from './support/editor-session';
+import { itLeftNoBrowserErrors, runtimeErrors, saveReadmeScreenshot, useEditorSession } from './support/editor-session';
 import {
   clickDeploy,
   clickDone,
@@ -124,17 +122,17 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     const page = session.page;
     const flow = readExample(RUN_FLOW);
     const inject = flow.find((n) => n.type === 'inject' && n.name === 'door opened') as FlowNode;
-    await showSidebarTab(page, 'debug');
+    const debugPanel = await showSidebarTab(page, 'debug');
     await showFlowOf(page, inject.id);
     await page.locator(`[id="${inject.id}"] .red-ui-flow-node-button`).click();
     const debugNames = flow.filter((n) => n.type === 'debug' && (n.name === 'frame' || n.name === 'message')).map((n) => String(n.name));
     for (const debugName of debugNames) {
-      await page
-        .locator('#red-ui-sidebar-content .red-ui-debug-msg .red-ui-debug-msg-name', { hasText: debugName })
+      await debugPanel
+        .locator('.red-ui-debug-msg .red-ui-debug-msg-name', { hasText: debugName })
         .first()
         .waitFor({ state: 'visible', timeout: 10_000 });
     }
-    const messages = await page.locator('#red-ui-sidebar-content .red-ui-debug-msg').allInnerTexts();
+    const messages = await debugPanel.locator('.red-ui-debug-msg').allInnerTexts();
     const shown = messages.join(' | ').slice(0, 400);
     assert.ok(
       messages.some((m) => /node: frame/.test(m) && /buffer\[\d+\]/.test(m)),
@@ -156,12 +154,10 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     await workspaceNode(page, placedNodes[0].id).waitFor({ state: 'visible' });
     // The whole flow in view: palette and sidebar closed (the actions behind ctrl-p and ctrl-space), the workspace
     // scrolled to its origin. Composition for the picture only; nothing here is under test.
+    // Closed is when the workspace spans the window: Node-RED 4 closes a palette and a sidebar, Node-RED 5 collapses
+    // its left and right sidebars.
     await togglePaletteAndSidebar();
-    await page.locator('#red-ui-main-container.red-ui-palette-closed.red-ui-sidebar-closed').waitFor({ state: 'attached', timeout: 5000 });
-    await page.waitForFunction((w) => {
-      const chart = (globalThis as unknown as EditorWindow).document.getElementById('red-ui-workspace-chart');
-      return !!chart && chart.getBoundingClientRect().width >= w - 40;
-    }, VIEWPORT.width);
+    await waitWorkspaceWidth('full');
     await page.locator('#red-ui-workspace-chart').evaluate((el) => (el as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
     const boxes: Array<{ x: number; y: number; width: number; height: number }> = [];
     for (const n of placedNodes) {
@@ -177,13 +173,23 @@ describe('editor: every example imports through Import ▸ Examples and deploys'
     const right = Math.min(chart.x + chart.width, Math.max(...boxes.map((b) => b.x + b.width)) + margin);
     const bottom = Math.min(chart.y + chart.height, Math.max(...boxes.map((b) => b.y + b.height)) + margin);
     const shot = await page.screenshot({ clip: { x: left, y: top, width: right - left, height: bottom - top }, path: session.screenshot(`${README_FLOW}-flow`) });
-    fs.mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
-    fs.writeFileSync(path.join(README_SCREENSHOT_DIR, 'flow.png'), shot);
+    saveReadmeScreenshot('flow', shot);
     await togglePaletteAndSidebar();
-    await page.locator('#red-ui-main-container.red-ui-palette-closed').waitFor({ state: 'detached', timeout: 5000 });
+    await waitWorkspaceWidth('narrowed');
   });
 
   itLeftNoBrowserErrors(session);
+
+  async function waitWorkspaceWidth(want: 'full' | 'narrowed'): Promise<void> {
+    await session.page.waitForFunction(
+      ({ w, full }) => {
+        const chart = (globalThis as unknown as EditorWindow).document.getElementById('red-ui-workspace-chart');
+        return !!chart && chart.getBoundingClientRect().width >= w - 40 === full;
+      },
+      { w: VIEWPORT.width, full: want === 'full' },
+      { timeout: 5000 },
+    );
+  }
 
   async function togglePaletteAndSidebar(): Promise<void> {
     await session.page.evaluate(() => {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../cli/node-red-launcher';
 import { PACKAGE_NAME, PALETTE_CATEGORY, declaredNodes } from './support/declared-nodes';
-import { README_SCREENSHOT_DIR, itLeftNoBrowserErrors, useEditorSession } from './support/editor-session';
+import { itLeftNoBrowserErrors, saveReadmeScreenshot, useEditorSession } from './support/editor-session';
 import { paletteNode } from './support/editor-ui';
 import { helpLabel, helpStyleProblems, openHelp, readHelp } from './support/help-panel';
 import type { EditorWindow } from './support/page-types';
@@ -62,8 +62,7 @@ describe('editor: palette and help of every declared node', function () {
     const category = page().locator(`#red-ui-palette-container-${PALETTE_CATEGORY}`);
     await category.scrollIntoViewIfNeeded();
     const shot = await category.screenshot({ path: session.screenshot('palette') });
-    fs.mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
-    fs.writeFileSync(path.join(README_SCREENSHOT_DIR, 'palette.png'), shot);
+    saveReadmeScreenshot('palette', shot);
     const count = await category.locator('.red-ui-palette-node').count();
     assert.equal(count, declared.filter((n) => n.category !== 'config').length, 'the category holds other nodes than the declared ones');
   });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../cli/node-red-launcher';
 import { declaredNodes } from '../editor/support/declared-nodes';
+import { nodeRedPackage } from '../support/node-red-package';
 
 /** Types the runtime knows without any node module. */
 export const BUILT_IN_TYPES = ['tab', 'group', 'junction'];
@@ -16,7 +17,7 @@ export function ourNodeFiles(): Map<string, string> {
 }
 
 export function coreNodeFiles(): Map<string, string> {
-  const core = path.join(path.dirname(require.resolve('@node-red/nodes/package.json')), 'core');
+  const core = path.join(nodeRedPackage().nodesDir, 'core');
   const files = new Map<string, string>();
   for (const dir of fs.readdirSync(core)) {
     const folder = path.join(core, dir);

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { nextMessage, useNodeRed } from '../support/node-red';
+import { nodeRedPackage } from '../support/node-red-package';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const dictionaryNode = require('../../nodes/dictionary-apply');
-const nodeRedNodes = path.dirname(require.resolve('@node-red/nodes/package.json'));
+const nodeRedNodes = nodeRedPackage().nodesDir;
 const coreNodes = ['common/20-inject.js', 'common/21-debug.js', 'common/90-comment.js', 'function/15-change.js'].map((f) =>
   require(path.join(nodeRedNodes, 'core', f)),
 );

@@ -9,10 +9,11 @@ import type { DevHub } from '../../devhub';
 import type { HubClient, InboundMessage } from '../../lib/hub';
 import { useNodeRed } from '../support/node-red';
 import { ALICE, BOB, CHAT_AB, CHAT_GROUP, HELPER, nextEvent, peer, startHub, waitStatus, isText, getNode, next, type Flow } from './hub-harness';
+import { nodeRedPackage } from '../support/node-red-package';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const ours = ['hub-config', 'hub-in', 'hub-out', 'mesh-decode'].map((n) => require(`../../nodes/${n}`));
-const nodeRedNodes = path.dirname(require.resolve('@node-red/nodes/package.json'));
+const nodeRedNodes = nodeRedPackage().nodesDir;
 const core = ['common/20-inject.js', 'common/21-debug.js', 'common/90-comment.js', 'common/25-catch.js', 'function/15-change.js', 'function/10-switch.js'].map((f) =>
   require(path.join(nodeRedNodes, 'core', f)),
 );

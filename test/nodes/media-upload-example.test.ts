@@ -7,10 +7,11 @@ import type { DevHub } from '../../devhub';
 import type { HubClient, InboundMessage } from '../../lib/hub';
 import { useNodeRed } from '../support/node-red';
 import { ALICE, CHAT_AB, nextEvent, peer, startHub, type Flow } from './hub-harness';
+import { nodeRedPackage } from '../support/node-red-package';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const ours = [require('../../nodes/hub-config'), require('../../nodes/media-upload'), require('../../nodes/hub-out')];
-const nodeRedNodes = path.dirname(require.resolve('@node-red/nodes/package.json'));
+const nodeRedNodes = nodeRedPackage().nodesDir;
 const coreNodes = ['common/20-inject.js', 'common/21-debug.js', 'common/90-comment.js', 'common/25-catch.js', 'function/15-change.js'].map((f) =>
   require(path.join(nodeRedNodes, 'core', f)),
 );

@@ -9,15 +9,14 @@ import path from 'node:path';
 import { startDevHub, type DevHub } from '../../devhub';
 import { nextMessage, probedFlow, probes, useNodeRed, type TestNode } from '../support/node-red';
 import * as fx from '../lib/media/fixtures';
+import { coreNode } from '../support/node-red-package';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const hubConfigNode = require('../../nodes/hub-config');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const mediaUploadNode = require('../../nodes/media-upload');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const catchNode = require('@node-red/nodes/core/common/25-catch.js');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const statusNode = require('@node-red/nodes/core/common/25-status.js');
+const catchNode = coreNode('core/common/25-catch.js');
+const statusNode = coreNode('core/common/25-status.js');
 const NODES = [hubConfigNode, mediaUploadNode, catchNode, statusNode];
 
 const TOKEN = 't-node';

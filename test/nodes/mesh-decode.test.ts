@@ -8,12 +8,13 @@ import { encodeFrame } from '../../lib/mesh/frame';
 import { LAMPORT_CLOCK_MAX } from '../../lib/mesh/message';
 import { baseMessage, fullMessage } from '../lib/mesh/fixtures';
 import { collectMessages, nextMessage, probedFlow, probes, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
+import { coreNode } from '../support/node-red-package';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const encodeNode = require('../../nodes/mesh-encode');
 const decodeNode = require('../../nodes/mesh-decode');
-const catchNode = require('@node-red/nodes/core/common/25-catch.js');
-const statusNode = require('@node-red/nodes/core/common/25-status.js');
+const catchNode = coreNode('core/common/25-catch.js');
+const statusNode = coreNode('core/common/25-status.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Flow = Parameters<ReturnType<typeof useNodeRed>['load']>[1];

@@ -5,11 +5,12 @@ import assert from 'node:assert/strict';
 import { decodeFragment } from '../../lib/mesh/ble-fragment';
 import { decodeFrame, decodeFrameWithFormat } from '../../lib/mesh/frame';
 import { collectMessages, nextMessage, probedFlow, probes, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
+import { coreNode } from '../support/node-red-package';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const encodeNode = require('../../nodes/mesh-encode');
-const catchNode = require('@node-red/nodes/core/common/25-catch.js');
-const statusNode = require('@node-red/nodes/core/common/25-status.js');
+const catchNode = coreNode('core/common/25-catch.js');
+const statusNode = coreNode('core/common/25-status.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Flow = Parameters<ReturnType<typeof useNodeRed>['load']>[1];

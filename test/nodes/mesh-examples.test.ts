@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { collectMessages, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
+import { nodeRedPackage } from '../support/node-red-package';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const encodeNode = require('../../nodes/mesh-encode');
 const decodeNode = require('../../nodes/mesh-decode');
-const nodeRedNodes = path.dirname(require.resolve('@node-red/nodes/package.json'));
+const nodeRedNodes = nodeRedPackage().nodesDir;
 const coreNodes = ['common/20-inject.js', 'common/21-debug.js', 'common/90-comment.js', 'common/25-catch.js'].map((f) => require(path.join(nodeRedNodes, 'core', f)));
 /* eslint-enable @typescript-eslint/no-require-imports */
 

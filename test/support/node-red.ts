@@ -1,14 +1,21 @@
 /**
- * Node-RED 4.1 through node-red-node-test-helper, for node tests. One runtime per test file:
- * `useNodeRed()` in a `describe` starts it before the tests and stops it after, unloading flows after each test.
+ * Node-RED (the one `nodeRedPackage()` selects: 4.1 by default) through node-red-node-test-helper, for node tests.
+ * One runtime per test file: `useNodeRed()` in a `describe` starts it before the tests and stops it after,
+ * unloading flows after each test.
  */
 import helper from 'node-red-node-test-helper';
+import { nodeRedPackage } from './node-red-package';
 
 let initialised = false;
 
 export function nodeRedHelper(): typeof helper {
   if (!initialised) {
-    helper.init(require.resolve('node-red'));
+    const selected = nodeRedPackage();
+    helper.init(selected.main);
+    // The helper loads whatever the path resolves to; a runtime of another version would test the wrong Node-RED.
+    // (A checkout-installed 4.1 reports "4.1.15-git".)
+    const loaded = (helper as unknown as { _RED: { version(): string } })._RED.version();
+    if (loaded.replace(/-git$/, '') !== selected.version) throw new Error(`node-red-node-test-helper loaded Node-RED ${loaded}, not the selected ${selected.version} (${selected.dir})`);
     initialised = true;
   }
   return helper;

@@ -1,7 +1,7 @@
 /**
- * One editor session per test file: Node-RED 4.1 with this package linked into a private userDir (through
- * `launchNodeRed`, so the palette and Import ▸ Examples show what a user gets), optionally the dev hub the examples
- * talk to, and Chromium on the editor. Everything the browser and the runtime say is recorded: the browser's
+ * One editor session per test file: Node-RED (the one `nodeRedPackage()` selects) with this package linked into a
+ * private userDir (through `launchNodeRed`, so the palette and Import ▸ Examples show what a user gets), optionally
+ * the dev hub the examples talk to, and Chromium on the editor. Everything the browser and the runtime say is recorded: the browser's
  * uncaught errors and console errors (attributed to the test that was running), every request that would leave
  * 127.0.0.1 (refused), and the runtime's log lines.
  */
@@ -11,13 +11,25 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { PACKAGE_ROOT, launchNodeRed, type RunningNodeRed } from '../../../cli/node-red-launcher';
+import { nodeRedPackage } from '../../support/node-red-package';
 import { launchChromium } from './chromium';
 import { startExampleServices, type ExampleServices } from './example-services';
 import { freePort } from './free-port';
 import { openEditor } from './editor-ui';
 
 export const SCREENSHOT_DIR = path.join(PACKAGE_ROOT, 'test', 'editor', 'screenshots');
-export const README_SCREENSHOT_DIR = path.join(PACKAGE_ROOT, 'docs', 'screenshots');
+const README_SCREENSHOT_DIR = path.join(PACKAGE_ROOT, 'docs', 'screenshots');
+
+/**
+ * Writes a README picture (`docs/screenshots/<name>.png`). Only a run on the devDependency's Node-RED does: the
+ * pictures show the editor a `npm install` of this package is developed against, not whichever Node-RED a CI
+ * leg selected.
+ */
+export function saveReadmeScreenshot(name: string, png: Buffer): void {
+  if (!nodeRedPackage().isDevDependency) return;
+  fs.mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
+  fs.writeFileSync(path.join(README_SCREENSHOT_DIR, `${name}.png`), png);
+}
 
 export interface BrowserProblem {
   test: string;
@@ -66,14 +78,29 @@ export function useEditorSession(label: string, options: { services?: boolean } 
     this.timeout(90_000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `editor-${label}-`));
     const services = options.services ? await startExampleServices() : undefined;
+    const selected = nodeRedPackage();
+    const userDir = path.join(dir, 'node-red');
+    // The editor's tips off (the user setting "Show tips"): their text is random, and on Node-RED 5 their first timer
+    // (1 s after the user settings load) can fire before the info sidebar has built the tip box, an uncaught
+    // TypeError in the editor's own code whenever the page loads slowly.
+    fs.mkdirSync(userDir, { recursive: true });
+    fs.writeFileSync(path.join(userDir, '.config.users.json'), JSON.stringify({ _: { editor: { view: { 'view-show-tips': false } } } }));
     const nodeRed = await launchNodeRed({
-      userDir: path.join(dir, 'node-red'),
+      redJs: selected.redJs,
+      userDir,
       port: await freePort(),
       onLog: (line) => {
         runtimeLog.push(line);
         logged.emit('line', line);
       },
     });
+    // The run must be on the selected Node-RED: the suite's page assumptions differ between 4 and 5.
+    const announced = runtimeLog.map((l) => /Node-RED version: v(\S+)/.exec(l)?.[1]).find(Boolean);
+    if (announced?.replace(/-git$/, '') !== selected.version) {
+      await nodeRed.stop();
+      await services?.stop();
+      throw new Error(`the editor's runtime announced Node-RED ${announced ?? '(no version)'}, not the selected ${selected.version} (${selected.dir})`);
+    }
     const context = await launchChromium(path.join(dir, 'chromium-profile'));
     state = { dir, context, nodeRed, services, page: context.pages()[0] ?? (await context.newPage()) };
     await context.route('**/*', (route) => {

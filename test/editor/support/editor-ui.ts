@@ -213,9 +213,29 @@ export async function importExample(page: Page, packageName: string, name: strin
   await page.waitForFunction((want) => want.every((id) => !!(globalThis as unknown as EditorWindow).RED.nodes.node(id)), ids, { timeout: TIMEOUT_MS });
 }
 
-/** Shows the sidebar tab with the given id (`help`, `debug`, `config`, `info`) by clicking its button. */
-export async function showSidebarTab(page: Page, id: string): Promise<void> {
-  const button = page.locator(`#red-ui-tab-${id}-link-button`);
-  if (!(await button.evaluate((el) => (el as unknown as { classList: { contains(c: string): boolean } }).classList.contains('selected')))) await button.click();
-  await page.locator(`#red-ui-tab-${id}.active`).waitFor({ state: 'attached', timeout: TIMEOUT_MS });
+/**
+ * Shows the sidebar tab with the given id (`help`, `debug`, `config`, `info`) by clicking its button, and resolves
+ * with the area its content is shown in. Two layouts: Node-RED 4 has one sidebar with a tab strip
+ * (`#red-ui-tab-<id>-link-button`) over one `#red-ui-sidebar-content`; Node-RED 5 has a bar of buttons
+ * (`.red-ui-sidebar-tab-bar button[data-tab-id]`) for sidebars split into sections, each section with a banner
+ * naming its tab over its own `.red-ui-sidebar-content`. In both, clicking the button of the tab already shown hides
+ * it, so a shown tab is left alone.
+ */
+export async function showSidebarTab(page: Page, id: string): Promise<Locator> {
+  const isSelected = (el: unknown): boolean => (el as { classList: { contains(c: string): boolean } }).classList.contains('selected');
+  const strip = page.locator(`#red-ui-tab-${id}-link-button`);
+  const bar = page.locator(`.red-ui-sidebar-tab-bar button[data-tab-id="${id}"]`);
+  await strip.or(bar).first().waitFor({ state: 'attached', timeout: TIMEOUT_MS });
+  if ((await strip.count()) > 0) {
+    if (!(await strip.evaluate(isSelected))) await strip.click();
+    await page.locator(`#red-ui-tab-${id}.active`).waitFor({ state: 'attached', timeout: TIMEOUT_MS });
+    return page.locator('#red-ui-sidebar-content');
+  }
+  if (!(await bar.evaluate(isSelected))) await bar.click();
+  await page.locator(`.red-ui-sidebar-tab-bar button[data-tab-id="${id}"].selected`).waitFor({ state: 'attached', timeout: TIMEOUT_MS });
+  const name = (await bar.getAttribute('aria-label')) ?? id;
+  const section = page.locator('.red-ui-sidebar-section', { has: page.locator('.red-ui-sidebar-banner-label', { hasText: exactText(name) }) });
+  const content = section.locator('.red-ui-sidebar-content');
+  await content.waitFor({ state: 'visible', timeout: TIMEOUT_MS });
+  return content;
 }

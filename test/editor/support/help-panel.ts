@@ -37,8 +37,7 @@ export async function helpLabel(page: Page, type: string): Promise<string> {
 
 /** Opens the help sidebar, expands the package in its tree and clicks the node: what a user does to read it. */
 export async function openHelp(page: Page, packageName: string, type: string): Promise<Locator> {
-  await showSidebarTab(page, 'help');
-  const panel = page.locator('#red-ui-sidebar-content');
+  const panel = await showSidebarTab(page, 'help');
   const label = await helpLabel(page, type);
   const item = panel.locator('.red-ui-node-list-item .red-ui-node-label', { hasText: exactText(label) }).first();
   if (!(await item.isVisible())) await panel.locator('.red-ui-treeList-label-text', { hasText: exactText(packageName) }).first().click();
