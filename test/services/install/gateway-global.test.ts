@@ -35,7 +35,7 @@ describe('install route: the tarball installed globally for the gateway', functi
   after(() => fs.rmSync(env.workDir, { recursive: true, force: true }));
 
   const chains = (): Toolchain[] => [
-    { label: "the machine's npm", nodeBin: undefined, npm: 'npm' },
+    { label: "the machine's npm", nodeBin: undefined, npm: env.machineNpm },
     { label: 'npm 12 on Node 24', nodeBin: env.node24Bin, npm: path.join(env.npm12Bin, 'npm') },
   ];
 

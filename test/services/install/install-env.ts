@@ -16,6 +16,8 @@ export interface InstallEnv {
   npm12Bin: string;
   /** The installed `node-red` package folder (holds red.js and Node-RED's own npm). */
   nodeRedDir: string;
+  /** The machine's own npm (found on PATH by .ci/install-routes, before anything could shadow it). */
+  machineNpm: string;
   /** Scratch folder for prefixes and user dirs; removed by the suites. */
   workDir: string;
 }
@@ -33,6 +35,7 @@ export function installEnv(): InstallEnv {
     node24Bin: required('CLAWLING_NODE24_BIN'),
     npm12Bin: required('CLAWLING_NPM12_BIN'),
     nodeRedDir: required('CLAWLING_NODE_RED_DIR'),
+    machineNpm: required('CLAWLING_MACHINE_NPM'),
     workDir: fs.mkdtempSync(path.join(process.env.CLAWLING_INSTALL_WORK ?? os.tmpdir(), 'install-routes-')),
   };
 }
