@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { freePort } from '../../../cli/free-port';
@@ -91,12 +92,31 @@ export async function nodeSets(url: string): Promise<NodeSet[]> {
   return (await response.json()) as NodeSet[];
 }
 
-/** The Palette Manager's "upload module tgz file": a multipart POST /nodes with the file in the `tarball` field. */
-export async function uploadTarball(url: string, tarball: string): Promise<unknown> {
-  const form = new FormData();
-  form.append('tarball', new Blob([fs.readFileSync(tarball)], { type: 'application/gzip' }), path.basename(tarball));
-  const response = await expectOk(await fetch(`${url}/nodes`, { method: 'POST', body: form }), 'POST /nodes (upload)');
-  return response.json();
+/**
+ * The Palette Manager's "upload module tgz file": a multipart POST /nodes with the file in the `tarball` field.
+ * Node-RED answers only when npm has finished, native builds included, which can take longer than fetch's fixed
+ * five-minute header timeout; node:http has none.
+ */
+export function uploadTarball(url: string, tarball: string): Promise<unknown> {
+  const boundary = `----clawling-install-${Date.now()}`;
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="tarball"; filename="${path.basename(tarball)}"\r\ncontent-type: application/gzip\r\n\r\n`),
+    fs.readFileSync(tarball),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/nodes`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        if (res.statusCode !== 200) reject(new Error(`POST /nodes (upload): HTTP ${res.statusCode} ${text}`));
+        else resolve(JSON.parse(text) as unknown);
+      });
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
 }
 
 export async function deployFlows(url: string, flows: unknown[]): Promise<void> {
