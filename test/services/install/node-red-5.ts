@@ -21,7 +21,6 @@ export interface NodeSet {
   module: string;
   types: string[];
   enabled: boolean;
-  loaded: boolean;
   err?: string;
 }
 
