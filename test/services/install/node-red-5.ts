@@ -129,8 +129,20 @@ export async function deployFlows(url: string, flows: unknown[]): Promise<void> 
   );
 }
 
+/**
+ * Presses an inject node's button. Seen in CI: right after POST /flows the endpoint can still answer 404 (the node is
+ * not registered yet), so a 404 is retried for up to a minute; any other answer is final.
+ */
 export async function pressInject(url: string, id: string): Promise<void> {
-  await expectOk(await fetch(`${url}/inject/${id}`, { method: 'POST' }), `POST /inject/${id}`);
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const response = await fetch(`${url}/inject/${id}`, { method: 'POST' });
+    if (response.status !== 404 || Date.now() > until) {
+      await expectOk(response, `POST /inject/${id}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 export interface DebugMessage {
