@@ -18,6 +18,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { identityFromSeed } from '../gateway/radios/mesh-identity';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
+import { askChild } from '../test/support/child-ask';
 
 const GATEWAY = { id: 'agt_replay_gateway', token: 'replay-gateway-token' };
 const SENDER = { id: 'usr_replay_sender', token: 'replay-sender-token' };
@@ -68,16 +69,7 @@ export async function benchHubReplay(messages = Number(process.env.BENCH_REPLAY_
     settings: { replay_throttle: 100_000_000, unacked_window_max: 100_000_000, send_buffer_max_bytes: 2 ** 40, retention: { max_rows_per_user: messages * 2 } },
   };
   const hub = fork(path.join(__dirname, '..', 'test', 'support', 'flood-hub-child.js'), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = <T>(message: Record<string, unknown> | undefined, answer: string): Promise<T> =>
-    new Promise((resolve) => {
-      const on = (m: { type: string }): void => {
-        if (m.type !== answer) return;
-        hub.off('message', on);
-        resolve(m as T);
-      };
-      hub.on('message', on);
-      if (message) hub.send(message);
-    });
+  const ask = askChild(() => hub);
   let gw: ChildProcess | undefined;
   try {
     const { url } = await ask<{ url: string }>(undefined, 'ready');

@@ -11,6 +11,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { shippedNodeFlags } from '../support/systemd-unit';
+import { askChild } from '../support/child-ask';
 
 const COUNT = Number(process.env.FLOOD_MESSAGES ?? 200_000);
 const RSS_LIMIT_MB = 160;
@@ -37,16 +38,8 @@ async function startHub(): Promise<HubChild & { url: string }> {
     },
   };
   const child = fork(path.join(__dirname, '..', 'support', 'flood-hub-child.js'), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = <T>(message: Record<string, unknown>, answer: string): Promise<T> =>
-    new Promise((resolve) => {
-      const on = (m: { type: string }): void => {
-        if (m.type !== answer) return;
-        child.off('message', on);
-        resolve(m as T);
-      };
-      child.on('message', on);
-      if (Object.keys(message).length > 0) child.send(message);
-    });
+  const asked = askChild(() => child);
+  const ask = <T>(message: Record<string, unknown>, answer: string): Promise<T> => asked<T>(Object.keys(message).length > 0 ? message : undefined, answer);
   const { url } = await ask<{ url: string }>({}, 'ready');
   return { child, url, ask };
 }

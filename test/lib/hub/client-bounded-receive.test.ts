@@ -9,6 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { HubClient } from '../../../lib/hub';
 import { MemoryStore } from '../../../lib/store';
+import { askChild } from '../../support/child-ask';
 
 const COUNT = 20_000;
 const MAX_FRAMES = 64;
@@ -22,16 +23,7 @@ describe('HubClient: bounded receive backlog against a hub that ignores flow con
   this.timeout(120_000);
   let hub: ChildProcess;
   let url: string;
-  const ask = <T>(message: Record<string, unknown> | undefined, answer: string): Promise<T> =>
-    new Promise((resolve) => {
-      const on = (m: { type: string }): void => {
-        if (m.type !== answer) return;
-        hub.off('message', on);
-        resolve(m as T);
-      };
-      hub.on('message', on);
-      if (message) hub.send(message);
-    });
+  const ask = askChild(() => hub);
   let client: HubClient | undefined;
 
   before(async () => {
