@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { createRadio } from '../../../gateway/radios';
 import type { BleRadio } from '../../../gateway/radios/ble-radio';
 import { ackTarget, isAck } from '../../../lib/mesh/ack';
@@ -13,7 +14,8 @@ import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
 import { MessageId } from '../../../lib/mesh/message-id';
 import { VirtualBle, type VirtualHost } from '../../support/ble/virtual-ble';
 import { Recorder, startBroker, type TestBroker } from '../support/broker';
-import { BASE, startGateway, type Running } from '../support/gateway';
+import { loadOrCreateIdentity } from '../../../gateway/identity';
+import { BASE, startGateway, tempDir, type Running } from '../support/gateway';
 import { nextEvent, peerConnected } from './support/radio-suite';
 import { TestLogger } from './support/test-logger';
 import { BlenoPhone, blenoOnUart, nobleOnUart } from './support/virtual-stacks';
@@ -145,5 +147,66 @@ describe('gateway end to end over BLE through noble and bleno on a virtual LE co
       'each message published exactly once',
     );
     assert.deepEqual(w.ble.violations(), []);
+  });
+
+  it('two gateways in one air: a frame for a phone only the second gateway hears is relayed to it by the first', async () => {
+    const ble = new VirtualBle();
+    const [hostA, hostB, hostBServer, hostP1, hostP2] = await Promise.all([ble.host(), ble.host(), ble.host(), ble.host(), ble.host()]);
+    ble.air.apart(hostA.controller.address, hostP2.controller.address);
+    ble.air.apart(hostB.controller.address, hostP1.controller.address);
+    const p1 = new BlenoPhone(blenoOnUart(hostP1.path), { maxAttMtu: 247, seed: 'phone-one' });
+    const p2 = new BlenoPhone(blenoOnUart(hostP2.path), { maxAttMtu: 247, seed: 'phone-two' });
+    await Promise.all([p1.start(), p2.start()]);
+    const base = { kind: 'ble' as const, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 1_000 } };
+    const configA = { ...base, id: 'ble-a', peripheral: { enabled: false } };
+    const configB = { ...base, id: 'ble-b', peripheral: { enabled: true, adapter: 1 } };
+    const dirB = tempDir('gw-e2e-b-');
+    const identityB = loadOrCreateIdentity(path.join(dirB, 'state'));
+    const radioA = createRadio(configA, { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', noble: () => nobleOnUart(hostA.path) }) as BleRadio;
+    const radioB = createRadio(configB, {
+      logger: new TestLogger(),
+      stateDir: '/tmp/radios-test-state',
+      identity: identityB,
+      noble: () => nobleOnUart(hostB.path),
+      bleno: () => blenoOnUart(hostBServer.path),
+    }) as BleRadio;
+    const gwA = await startGateway(undefined, { gateway: { id: 'gw-a' }, radios: [configA] }, undefined, { radios: [radioA] });
+    const gwB = await startGateway(undefined, { gateway: { id: 'gw-b' }, radios: [configB] }, dirB, { radios: [radioB] });
+    const stops = async (): Promise<void> => {
+      await gwA.stop();
+      await gwB.stop();
+      p1.stop();
+      p2.stop();
+      await ble.close();
+      fs.rmSync(gwA.dir, { recursive: true, force: true });
+      fs.rmSync(gwB.dir, { recursive: true, force: true });
+    };
+    try {
+      const p1Id = hostP1.controller.address.replace(/:/g, '');
+      const p2Id = hostP2.controller.address.replace(/:/g, '');
+      const bServerId = hostBServer.controller.address.replace(/:/g, '');
+      await Promise.all([subscribed(p1), subscribed(p2), peerConnected(radioA, p1Id), peerConnected(radioB, p2Id), peerConnected(radioA, bServerId)]);
+      assert.equal(radioA.peers().some((p) => p.id === p2Id), false, 'the first gateway never heard the second phone');
+      const m = createMessage({
+        id: MessageId.random(),
+        sender: p1.identity.address,
+        recipient: p2.identity.address,
+        app_id: 'ble-e2e',
+        priority: 'medium',
+        ttl: 8,
+        hop_count: 0,
+        timestamp: BigInt(Date.now()),
+        content: 'for the far phone',
+      });
+      const arrived = new Promise<MeshMessage>((resolve) => p2.on('frame', (f) => resolve(decodeFrame(f))));
+      p1.send(encodeFrame(m, 'json'));
+      const got = await arrived;
+      assert.equal(got.id.toString(), m.id.toString());
+      assert.equal(got.content, 'for the far phone');
+      assert.equal(got.hop_count, 2, 'two gateways forwarded it');
+      assert.deepEqual(ble.violations(), []);
+    } finally {
+      await stops();
+    }
   });
 });
