@@ -110,3 +110,62 @@ export function detachNobleSignalHandlers(noble: NobleLike): void {
   const handler = bindings?._sigIntHandler;
   if (typeof handler === 'function') process.removeListener('SIGINT', handler);
 }
+
+interface NobleHciInternals {
+  _socket?: { on(event: 'data', listener: (data: Buffer) => void): unknown; listeners(event: 'data'): unknown[] };
+  emit?(event: 'stateChange', state: string): boolean;
+  once?(event: 'reset', listener: () => void): unknown;
+  reset?(): void;
+  readLeSupportedFeatures?(): void;
+}
+
+interface NobleBindingsInternals {
+  _hci?: NobleHciInternals | null;
+  _isScanning?: boolean;
+  _isScanningStarted?: boolean;
+  onScanStop?(): void;
+}
+
+const watchers = new WeakMap<object, (data: Buffer) => void>();
+
+/**
+ * noble ignores HCI Hardware Error: after an adapter resets on its own (firmware crash), it keeps links and scanning
+ * the controller has forgotten, and the radio would wait forever on a dead link. Where the kernel does not step in
+ * (the UART and user-channel drivers bypass it; noble's raw-socket filter does not pass the event), this replays
+ * what noble does when the kernel powers an adapter off and on: the links go down, the state goes `poweredOff`,
+ * then a Reset and noble's own start-up sequence bring it back to `poweredOn`.
+ *
+ * Call it on every `poweredOn`: noble drops its socket listeners when it starts again after a power-off. Returns
+ * false when noble's internals are not the expected shape (nothing done).
+ */
+export function recoverFromHardwareErrors(noble: NobleLike, onError: (code: number) => void): boolean {
+  const bindings = (noble as unknown as { _bindings?: NobleBindingsInternals })._bindings;
+  const hci = bindings?._hci ?? undefined;
+  const socket = hci?._socket;
+  if (hci === undefined || socket === undefined || !hci.emit || !hci.once || !hci.reset || !hci.readLeSupportedFeatures) return false;
+  const known = watchers.get(socket);
+  if (known !== undefined && socket.listeners('data').includes(known)) return true;
+  const { emit, once, reset, readLeSupportedFeatures } = { emit: hci.emit, once: hci.once, reset: hci.reset, readLeSupportedFeatures: hci.readLeSupportedFeatures };
+  const listener = (data: Buffer): void => {
+    // HCI event packet (0x04), Hardware Error (0x10), one parameter: the hardware code.
+    if (data.length < 4 || data[0] !== 0x04 || data[1] !== 0x10) return;
+    onError(data[3]);
+    const off = (): void => {
+      emit.call(hci, 'stateChange', 'poweredOff');
+      // noble keeps its scanning flags across a power-off, and would answer the next startScanning with a
+      // scanStart and no scan: the controller forgot it.
+      if ((bindings?._isScanning === true || bindings?._isScanningStarted === true) && typeof bindings.onScanStop === 'function') bindings.onScanStop();
+    };
+    off();
+    // Commands already queued ahead of the Reset can complete into noble's start-up steps and report poweredOn
+    // early; what they set up the Reset wipes, so the state goes off again once it is done.
+    once.call(hci, 'reset', () => {
+      off();
+      readLeSupportedFeatures.call(hci);
+    });
+    reset.call(hci);
+  };
+  watchers.set(socket, listener);
+  socket.on('data', listener);
+  return true;
+}

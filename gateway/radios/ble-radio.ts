@@ -25,7 +25,7 @@
  */
 import { Backoff } from './backoff';
 import { BleHandshakeError, type BlePeerIdentity, BlePeerLink, type HandshakeFailure } from './ble-peer-link';
-import { detachNobleSignalHandlers, loadNoble, type NobleFactory, type NobleLike, type NoblePeripheral, nobleUuid } from './ble-noble';
+import { detachNobleSignalHandlers, loadNoble, type NobleFactory, type NobleLike, type NoblePeripheral, nobleUuid, recoverFromHardwareErrors } from './ble-noble';
 import { loadBleno, type BlenoFactory } from './ble-bleno';
 import { BlePeripheral, type PeripheralState } from './ble-peripheral';
 import type { BleServerLink } from './ble-server-link';
@@ -143,6 +143,8 @@ export class BleRadio extends RadioBase {
     noble.removeAllListeners('warning');
     noble.on('warning', (message) => this.log.debug({ radio: this.id, message }, 'noble warning'));
     noble.on('scanStart', () => {
+      // A scan enable that completes while the adapter is off (in flight when it reset) was wiped by the reset.
+      if (this.#adapterState !== 'poweredOn') return;
       this.#scanning = true;
       this.#openDiscoveryWindow();
       this.#refreshState();
@@ -161,6 +163,7 @@ export class BleRadio extends RadioBase {
       }, ADAPTER_STATE_WAIT_MS);
       noble.on('stateChange', (state) => {
         detachNobleSignalHandlers(noble);
+        if (state === 'poweredOn') recoverFromHardwareErrors(noble, (code) => this.log.warn({ radio: this.id, code }, 'the adapter reset itself (HCI Hardware Error); bringing it back'));
         this.#onAdapterState(state);
         this.clock.clearTimeout(timer);
         resolve();
@@ -274,6 +277,9 @@ export class BleRadio extends RadioBase {
         return;
       default:
         this.#scanning = false;
+        // noble forgets every peripheral when its adapter leaves poweredOn; connecting through an object from before
+        // would never complete ("unknown peripheral connected") and hold #connecting forever. Wait for a new sighting.
+        for (const c of this.#candidates.values()) c.seenAt = Number.NEGATIVE_INFINITY;
         this.#setCentralState('degraded', `${hci}: adapter ${state}`);
     }
   }

@@ -147,6 +147,30 @@ describe('gateway/radios BleRadio through noble and bleno over a virtual LE cont
     assert.deepEqual(w.ble.violations(), []);
   });
 
+  it('adapter reset (HCI Hardware Error): the radio goes degraded and back to ready, the peer reconnects, a frame goes through', async () => {
+    const w = await world({ maxAttMtu: 247 });
+    await connected(w);
+    const degraded = nextEvent(w.radio, 'status', (s) => s.state === 'degraded');
+    const down = nextEvent(w.radio, 'peer', (p) => p.id === w.peerId && p.change === 'down');
+    const resubscribed = new Promise<void>((resolve) => w.phone.once('subscribed', () => resolve()));
+    w.gatewayHost.controller.hardwareError();
+    await down;
+    await degraded;
+    await nextEvent(w.radio, 'status', (s) => s.state === 'ready');
+    await peerConnected(w.radio, w.peerId);
+    await resubscribed;
+    const out = frameOf('after the reset');
+    const arrived = phoneFrame(w);
+    await w.radio.send(w.peerId, out);
+    assert.equal(hexOf(await arrived), hexOf(out));
+    const back = frameOf('back after the reset');
+    const inbound = nextFrame(w);
+    w.phone.send(back);
+    assert.equal(hexOf((await inbound).frame), hexOf(back));
+    assert.ok(w.logger.lines.some((l) => l.level === 'warn' && (l.msg ?? '').includes('Hardware Error')), 'the reset is logged');
+    assert.deepEqual(w.ble.violations(), []);
+  });
+
   it('pacing: MESSAGE writes reach the air min_write_gap_ms apart on average over a frame', async () => {
     const w = await world({ maxAttMtu: 247 }, { min_write_gap_ms: 20 });
     await connected(w);

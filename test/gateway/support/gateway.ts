@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Gateway } from '../../../gateway/gateway';
+import { Gateway, type GatewayOptions } from '../../../gateway/gateway';
 import type { SimulatedRadio, VirtualPeer } from '../../../gateway/radios';
 import { eventually, type TestBroker } from './broker';
 import { testConfig } from './config';
@@ -32,14 +32,19 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startGateway(broker: TestBroker | undefined, overrides: Record<string, unknown> = {}, dir = tempDir('gw-e2e-')): Promise<Running> {
+export async function startGateway(
+  broker: TestBroker | undefined,
+  overrides: Record<string, unknown> = {},
+  dir = tempDir('gw-e2e-'),
+  options: GatewayOptions = {},
+): Promise<Running> {
   const config = testConfig(path.join(dir, 'state'), {
     radios: TWO_RADIOS,
     mqtt: broker ? { enabled: true, url: broker.url } : { enabled: false },
     http: { enabled: true, port: 0 },
     ...overrides,
   });
-  const gateway = new Gateway(config);
+  const gateway = new Gateway(config, options);
   await gateway.start();
   if (broker?.running) await eventually(() => gateway.mqtt?.connected === true, 10000, 'gateway connected to the broker');
   return {

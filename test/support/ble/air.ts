@@ -47,6 +47,7 @@ interface Pending {
 export class VirtualAir extends EventEmitter<AirEvents> {
   private readonly controllers = new Set<Advertiser>();
   private readonly rssiByPair = new Map<string, number>();
+  private readonly apartPairs = new Set<string>();
   private readonly queue: Pending[] = [];
   private pumping = false;
   private timer: NodeJS.Timeout | undefined;
@@ -80,6 +81,12 @@ export class VirtualAir extends EventEmitter<AirEvents> {
     this.controllers.delete(controller);
   }
 
+  /** The two controllers are out of each other's range: neither hears the other's advertising (nor connects to it). */
+  apart(a: string, b: string): void {
+    this.apartPairs.add(`${a}|${b}`);
+    this.apartPairs.add(`${b}|${a}`);
+  }
+
   setRssi(a: string, b: string, rssi: number): void {
     this.rssiByPair.set(`${a}|${b}`, rssi);
     this.rssiByPair.set(`${b}|${a}`, rssi);
@@ -109,7 +116,7 @@ export class VirtualAir extends EventEmitter<AirEvents> {
       const ad = adv.advertising();
       if (ad === undefined) continue;
       for (const other of this.controllers) {
-        if (other === adv) continue;
+        if (other === adv || this.apartPairs.has(`${adv.address}|${other.address}`)) continue;
         const init = other.initiating();
         const connectable = ad.type === 0x00 || ad.type === 0x01;
         if (init !== undefined && connectable && init.peerAddress === adv.ownAddress && init.peerAddressType === ad.addressType) {

@@ -1,0 +1,212 @@
+/**
+ * The whole gateway with a BLE radio through the real host stacks (noble and bleno over a virtual LE controller,
+ * test/support/ble) and a real aedes broker: what the gateway ACKs over BLE is on MQTT, across link losses and
+ * adapter resets.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRadio } from '../../../gateway/radios';
+import type { BleRadio } from '../../../gateway/radios/ble-radio';
+import { ackTarget, isAck } from '../../../lib/mesh/ack';
+import { decodeFrame, encodeFrame } from '../../../lib/mesh/frame';
+import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
+import { MessageId } from '../../../lib/mesh/message-id';
+import { VirtualBle, type VirtualHost } from '../../support/ble/virtual-ble';
+import { Recorder, startBroker, type TestBroker } from '../support/broker';
+import { loadOrCreateIdentity } from '../../../gateway/identity';
+import { BASE, startGateway, tempDir, type Running } from '../support/gateway';
+import { nextEvent, peerConnected } from './support/radio-suite';
+import { TestLogger } from './support/test-logger';
+import { BlenoPhone, blenoOnUart, nobleOnUart } from './support/virtual-stacks';
+
+interface World {
+  ble: VirtualBle;
+  gatewayHost: VirtualHost;
+  phoneHost: VirtualHost;
+  phone: BlenoPhone;
+  radio: BleRadio;
+  gw: Running;
+  peerId: string;
+  /** Ids the phone has seen an ACK for, in order. */
+  acked: string[];
+}
+
+function toGateway(w: World, content: string): MeshMessage {
+  return createMessage({
+    id: MessageId.random(),
+    sender: w.phone.identity.address,
+    recipient: w.gw.gateway.info.address,
+    app_id: 'ble-e2e',
+    priority: 'medium',
+    ttl: 8,
+    hop_count: 0,
+    timestamp: BigInt(Date.now()),
+    content,
+    requires_ack: true,
+  });
+}
+
+function subscribed(phone: BlenoPhone): Promise<void> {
+  return phone.subscribed ? Promise.resolve() : new Promise<void>((resolve) => phone.once('subscribed', () => resolve()));
+}
+
+describe('gateway end to end over BLE through noble and bleno on a virtual LE controller (aedes)', function () {
+  this.timeout(60_000);
+  let broker: TestBroker;
+  let rec: Recorder;
+  const worlds: World[] = [];
+
+  beforeEach(async () => {
+    broker = await startBroker();
+    rec = await Recorder.connect(broker.url, [`${BASE}/messages`]);
+  });
+  afterEach(async () => {
+    for (const w of worlds.splice(0)) {
+      await w.gw.stop();
+      w.phone.stop();
+      await w.ble.close();
+      fs.rmSync(w.gw.dir, { recursive: true, force: true });
+    }
+    await rec.close();
+    await broker.stop();
+  });
+
+  async function world(): Promise<World> {
+    const ble = new VirtualBle();
+    const [gatewayHost, phoneHost] = await Promise.all([ble.host(), ble.host()]);
+    const phone = new BlenoPhone(blenoOnUart(phoneHost.path), { maxAttMtu: 247 });
+    await phone.start();
+    const config = { id: 'ble0', kind: 'ble' as const, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 1_000 }, peripheral: { enabled: false } };
+    const radio = createRadio(config, { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', noble: () => nobleOnUart(gatewayHost.path) }) as BleRadio;
+    const ready = subscribed(phone);
+    const gw = await startGateway(broker, { radios: [config] }, undefined, { radios: [radio] });
+    const w: World = { ble, gatewayHost, phoneHost, phone, radio, gw, peerId: phoneHost.controller.address.replace(/:/g, ''), acked: [] };
+    worlds.push(w);
+    phone.on('frame', (frame) => {
+      const m = decodeFrame(frame);
+      const target = isAck(m) ? ackTarget(m) : undefined;
+      if (target !== undefined) w.acked.push(target);
+    });
+    await peerConnected(radio, w.peerId);
+    await ready;
+    return w;
+  }
+
+  const published = (): string[] => rec.json<{ id: string }>(`${BASE}/messages`).map((p) => p.id);
+
+  it('link loss in the middle of a message: every message the gateway ACKed over BLE is on MQTT once, and the resends of the rest too', async () => {
+    const w = await world();
+    const messages = Array.from({ length: 6 }, (_, i) => toGateway(w, `message ${i} `.padEnd(2_500, '.')));
+    const ids = messages.map((m) => m.id.toString());
+    // Cut the link in the middle of the third message: each is about a dozen notifications at ATT MTU 247.
+    const phoneAddress = w.phoneHost.controller.address;
+    let fromPhone = 0;
+    const cut = new Promise<void>((resolve) => {
+      const onPdu = (pdu: { from: string; llid: string }): void => {
+        if (pdu.from !== phoneAddress || pdu.llid !== 'start' || ++fromPhone < 30) return;
+        w.ble.air.off('pdu', onPdu);
+        w.ble.air.drop([...w.ble.air.links][0]);
+        resolve();
+      };
+      w.ble.air.on('pdu', onPdu);
+    });
+    const down = nextEvent(w.radio, 'peer', (p) => p.id === w.peerId && p.change === 'down');
+    for (const m of messages) w.phone.send(encodeFrame(m, 'json'));
+    await cut;
+    await down;
+    const ackedBeforeTheCut = new Set(w.acked);
+    assert.ok(ackedBeforeTheCut.size < ids.length, `the cut came before the last ACK (${ackedBeforeTheCut.size} ACKed)`);
+
+    // The phone resends what it saw no ACK for once the link is back, as the reference does.
+    const resubscribed = new Promise<void>((resolve) => w.phone.once('subscribed', () => resolve()));
+    await peerConnected(w.radio, w.peerId);
+    await resubscribed;
+    const resent = messages.filter((m) => !ackedBeforeTheCut.has(m.id.toString()));
+    for (const m of resent) w.phone.send(encodeFrame(m, 'json'));
+    await rec.until(() => ids.every((id) => published().includes(id)), 15_000, 'every message on MQTT');
+    await new Promise<void>((resolve, reject) => {
+      const check = setInterval(() => {
+        if (ids.every((id) => w.acked.includes(id))) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+      setTimeout(() => {
+        clearInterval(check);
+        reject(new Error(`ACKs for ${ids.filter((id) => !w.acked.includes(id)).length} messages never came`));
+      }, 15_000);
+    });
+    // Give a late duplicate the time to show up on MQTT.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const onMqtt = published();
+    for (const id of w.acked) assert.ok(onMqtt.includes(id), `ACKed ${id} is on MQTT`);
+    assert.deepEqual(
+      ids.map((id) => onMqtt.filter((x) => x === id).length),
+      ids.map(() => 1),
+      'each message published exactly once',
+    );
+    assert.deepEqual(w.ble.violations(), []);
+  });
+
+  it('two gateways in one air: a frame for a phone only the second gateway hears is relayed to it by the first', async () => {
+    const ble = new VirtualBle();
+    const [hostA, hostB, hostBServer, hostP1, hostP2] = await Promise.all([ble.host(), ble.host(), ble.host(), ble.host(), ble.host()]);
+    ble.air.apart(hostA.controller.address, hostP2.controller.address);
+    ble.air.apart(hostB.controller.address, hostP1.controller.address);
+    const p1 = new BlenoPhone(blenoOnUart(hostP1.path), { maxAttMtu: 247, seed: 'phone-one' });
+    const p2 = new BlenoPhone(blenoOnUart(hostP2.path), { maxAttMtu: 247, seed: 'phone-two' });
+    await Promise.all([p1.start(), p2.start()]);
+    const base = { kind: 'ble' as const, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 1_000 } };
+    const configA = { ...base, id: 'ble-a', peripheral: { enabled: false } };
+    const configB = { ...base, id: 'ble-b', peripheral: { enabled: true, adapter: 1 } };
+    const dirB = tempDir('gw-e2e-b-');
+    const identityB = loadOrCreateIdentity(path.join(dirB, 'state'));
+    const radioA = createRadio(configA, { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', noble: () => nobleOnUart(hostA.path) }) as BleRadio;
+    const radioB = createRadio(configB, {
+      logger: new TestLogger(),
+      stateDir: '/tmp/radios-test-state',
+      identity: identityB,
+      noble: () => nobleOnUart(hostB.path),
+      bleno: () => blenoOnUart(hostBServer.path),
+    }) as BleRadio;
+    const gwA = await startGateway(undefined, { gateway: { id: 'gw-a' }, radios: [configA] }, undefined, { radios: [radioA] });
+    const gwB = await startGateway(undefined, { gateway: { id: 'gw-b' }, radios: [configB] }, dirB, { radios: [radioB] });
+    const stops = async (): Promise<void> => {
+      await gwA.stop();
+      await gwB.stop();
+      p1.stop();
+      p2.stop();
+      await ble.close();
+      fs.rmSync(gwA.dir, { recursive: true, force: true });
+      fs.rmSync(gwB.dir, { recursive: true, force: true });
+    };
+    try {
+      const p1Id = hostP1.controller.address.replace(/:/g, '');
+      const p2Id = hostP2.controller.address.replace(/:/g, '');
+      const bServerId = hostBServer.controller.address.replace(/:/g, '');
+      await Promise.all([subscribed(p1), subscribed(p2), peerConnected(radioA, p1Id), peerConnected(radioB, p2Id), peerConnected(radioA, bServerId)]);
+      assert.equal(radioA.peers().some((p) => p.id === p2Id), false, 'the first gateway never heard the second phone');
+      const m = createMessage({
+        id: MessageId.random(),
+        sender: p1.identity.address,
+        recipient: p2.identity.address,
+        app_id: 'ble-e2e',
+        priority: 'medium',
+        ttl: 8,
+        hop_count: 0,
+        timestamp: BigInt(Date.now()),
+        content: 'for the far phone',
+      });
+      const arrived = new Promise<MeshMessage>((resolve) => p2.on('frame', (f) => resolve(decodeFrame(f))));
+      p1.send(encodeFrame(m, 'json'));
+      const got = await arrived;
+      assert.equal(got.id.toString(), m.id.toString());
+      assert.equal(got.content, 'for the far phone');
+      assert.equal(got.hop_count, 2, 'two gateways forwarded it');
+      assert.deepEqual(ble.violations(), []);
+    } finally {
+      await stops();
+    }
+  });
+});
