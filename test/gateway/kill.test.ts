@@ -88,7 +88,11 @@ describe('gateway under SIGKILL (child process, state folder, aedes)', function 
     assert.equal(counts.size, TOTAL, 'nothing but these messages');
     assert.deepEqual(early, [], 'no ACK before the broker had the message');
     const repeats = [...counts.values()].reduce((a, n) => a + n - 1, 0);
-    assert.ok(repeats <= KILLS * INFLIGHT, `${repeats} repeated publishes for ${KILLS} kills × ${INFLIGHT} in flight`);
+    // What a kill may present again: publishes in flight, rows the broker answered whose removal was not yet
+    // committed (removals go with the next commit), and the phone's resends of messages whose mesh ACK the kill cut
+    // off — all within the phone's window of unacknowledged messages. More than that would be a republish of rows
+    // already settled. (In flight alone is not a bound: under load answered rows wait longer for their removal.)
+    assert.ok(repeats <= KILLS * (INFLIGHT + WINDOW), `${repeats} repeated publishes for ${KILLS} kills × (${INFLIGHT} in flight + a window of ${WINDOW})`);
     console.log(`      kill test: ${TOTAL} messages, ${kills} SIGKILLs, ${repeats} in-flight repeats at the broker, 0 lost, ${counts.size} distinct ids`);
   });
 });
