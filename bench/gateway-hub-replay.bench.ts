@@ -19,6 +19,7 @@ import YAML from 'yaml';
 import { identityFromSeed } from '../gateway/radios/mesh-identity';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
 import { askChild } from '../test/support/child-ask';
+import { vmHwmMb } from '../test/support/peak-rss';
 
 const GATEWAY = { id: 'agt_replay_gateway', token: 'replay-gateway-token' };
 const SENDER = { id: 'usr_replay_sender', token: 'replay-sender-token' };
@@ -31,15 +32,6 @@ export interface ReplayFigures {
   meshSeconds: number;
   peakRssMb: number;
   exitCode: number | null;
-}
-
-function vmHwmMb(pid: number): number {
-  try {
-    const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
 }
 
 function getText(url: string): Promise<string> {

@@ -8,10 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { shippedNodeFlags } from '../support/systemd-unit';
 import { askChild } from '../support/child-ask';
+import { vmHwmMb } from '../support/peak-rss';
 
 const COUNT = Number(process.env.FLOOD_MESSAGES ?? 200_000);
 const RSS_LIMIT_MB = 160;
@@ -42,15 +42,6 @@ async function startHub(): Promise<HubChild & { url: string }> {
   const ask = <T>(message: Record<string, unknown>, answer: string): Promise<T> => asked<T>(Object.keys(message).length > 0 ? message : undefined, answer);
   const { url } = await ask<{ url: string }>({}, 'ready');
   return { child, url, ask };
-}
-
-function vmHwmMb(pid: number): number {
-  try {
-    const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
 }
 
 describe(`clawling hub tail flooded with ${COUNT} messages by a hostile hub, at the systemd unit's Node flags`, function () {
