@@ -92,6 +92,7 @@ export const command: CliCommand = {
         `  Gateway status page: ${u.status}   (radios, neighbours, recent messages)`,
         `  Dev hub:             ${u.hub}   (WebSocket; health ${u.media}/health)`,
         `  Dev hub admin:       ${u.hubAdmin}   (index of the admin routes: devices, inbox, media, faults)`,
+        `  Dev hub admin token: ${demo.hubAdminToken}   (every route but the index: "Authorization: Bearer TOKEN")`,
         `  MQTT broker:         ${u.mqtt}   (topics clawling/${DEMO.gatewayId}/#)`,
         `  As ${DEMO.youUser} (token ${DEMO.youToken}), write in the hub chat and upload a file to the hub's media service:`,
         `    export YOU_TOKEN=${DEMO.youToken}`,

@@ -8,6 +8,9 @@ import { startDevHub, type DevHubOptions } from '../devhub';
 import { isCodedError } from '../lib/coded-error';
 import type { CliCommand, CliIo } from './command';
 
+/** Where an admin token comes from when the config file names none (a flag would show it in `ps`). */
+const ADMIN_TOKEN_ENV = 'CLAWLING_DEVHUB_ADMIN_TOKEN';
+
 const HELP = `usage: clawling devhub --config FILE [--host H] [--port N] [--path P] [--media-port N] [--admin-port N]
                        [--state FILE] [--verbose]
        clawling devhub --example-config
@@ -16,6 +19,8 @@ Runs a local ClawlingChat Message Hub: the WebSocket protocol v2 on ws://HOST:PO
 (POST /media/upload, GET /health) on the same port unless --media-port is given, and the admin API on
 loopback. With tls: { cert_file, key_file } in the file: wss:// and https://. Users, tokens, chats and settings come from the config file (docs/devhub.md); flags override it.
 --state keeps inboxes and cursors in a file across restarts. Ctrl-C stops.
+The admin API wants "Authorization: Bearer TOKEN": admin.token in the file, else $${ADMIN_TOKEN_ENV}, else a random
+token drawn at start and printed once.
 `;
 
 const EXAMPLE = `# clawling devhub --config devhub.yaml
@@ -111,6 +116,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const adminPort = port(values['admin-port'], '--admin-port');
   if (adminPort !== undefined) options.admin = { ...options.admin, port: adminPort };
   if (values.state !== undefined) options.state_file = values.state;
+  const envToken = io.env[ADMIN_TOKEN_ENV];
+  const tokenSource = options.admin?.token !== undefined ? 'admin.token in the config file' : envToken ? `$${ADMIN_TOKEN_ENV}` : undefined;
+  if (options.admin?.token === undefined && envToken) options.admin = { ...options.admin, token: envToken };
 
   const verbose = values.verbose === true;
   const hub = await startDevHub(options, {
@@ -126,6 +134,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
       `  websocket: ${hub.wsUrl}`,
       `  media:     ${hub.mediaUrl || '(disabled)'}`,
       `  admin:     ${hub.adminUrl}`,
+      // A token the operator chose is not echoed; a drawn one is shown here once, and nowhere else.
+      `  admin token: ${tokenSource ? `(${tokenSource})` : hub.adminToken}   (send as "Authorization: Bearer TOKEN")`,
       `  users:     ${users.length > 0 ? users.join(', ') : '(none: add some to the config file)'}`,
       'Press Ctrl-C to stop.',
       '',

@@ -48,6 +48,8 @@ export interface DemoUrls {
 
 export interface RunningDemo {
   urls: DemoUrls;
+  /** The dev hub's admin token (drawn at every start): `Authorization: Bearer …` on the admin routes. */
+  hubAdminToken: string;
   nodeRedPid?: number;
   gateway: Gateway;
   /** Resolves if Node-RED ends by itself (then the demo should stop). */
@@ -167,6 +169,7 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
     }
     return {
       urls,
+      hubAdminToken: hub.adminToken,
       ...(nodeRed?.process.pid !== undefined ? { nodeRedPid: nodeRed.process.pid } : {}),
       gateway,
       nodeRedExited,

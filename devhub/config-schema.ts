@@ -139,6 +139,7 @@ export const CONFIG_SCHEMA = {
       properties: {
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
         host: { enum: ['127.0.0.1', '::1', 'localhost'], default: '127.0.0.1' },
+        token: { type: 'string', minLength: 16, pattern: '^\\S+$' },
       },
     },
     state_file: { type: 'string', minLength: 1 },

@@ -35,7 +35,7 @@ export interface ResolvedConfig {
     allowed_mime_prefixes: string[];
     public_base_url: string | undefined;
   };
-  admin: { port: number; host: string };
+  admin: { port: number; host: string; token: string | undefined };
   state_file: string | undefined;
   tls: { cert_file: string; key_file: string } | undefined;
 }

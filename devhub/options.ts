@@ -133,6 +133,11 @@ export interface DevHubAdminConfig {
   port?: number;
   /** `127.0.0.1` (default), `::1` or `localhost`; anything else is refused. */
   host?: string;
+  /**
+   * The bearer token every admin route but the index requires (at least 16 characters). Default: 32 random bytes drawn
+   * at start, readable as `hub.adminToken` (`clawling devhub` prints it). Never logged, never in the state file.
+   */
+  token?: string;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { Admin } from './admin/admin-api';
+import { AdminGuard, generateAdminToken, loopbackHosts } from './admin/admin-guard';
 import { adminRequestHandler } from './admin/admin-http';
 import { resolveOptions } from './config';
 import { DevHubConfigError } from './errors';
@@ -141,9 +142,12 @@ export async function createDevHub(options: DevHubOptions, runtime: DevHubRuntim
     media.setBaseUrl(mediaUrl);
   }
 
-  const adminServer = http.createServer(adminRequestHandler(admin));
+  const adminToken = config.admin.token ?? generateAdminToken();
+  const adminServer = http.createServer();
   servers.push(adminServer);
   const adminAddress = await listen(adminServer, config.admin.host, config.admin.port);
+  // Attached once bound: the accepted Host headers carry the port, which is only known now (port 0 = any free one).
+  adminServer.on('request', adminRequestHandler(admin, new AdminGuard(adminToken, loopbackHosts(adminAddress.port))));
 
   const intervals: NodeJS.Timeout[] = [];
   const every = (ms: number, fn: () => void): void => {
@@ -164,6 +168,7 @@ export async function createDevHub(options: DevHubOptions, runtime: DevHubRuntim
     wsUrl,
     mediaUrl,
     adminUrl: `http://${urlHost(config.admin.host, adminAddress)}/admin`,
+    adminToken,
     admin,
     stop(): Promise<void> {
       stopped ??= (async () => {

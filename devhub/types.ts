@@ -12,6 +12,8 @@ export interface DevHub {
   mediaUrl: string;
   /** The admin API's base on loopback, `http://127.0.0.1:PORT/admin`. */
   adminUrl: string;
+  /** What the admin HTTP API wants as `Authorization: Bearer …`: `admin.token`, or the one drawn at start. */
+  adminToken: string;
   admin: DevHubAdmin;
   /** Closes every socket and listener and writes the state file if one is configured. Idempotent. */
   stop(): Promise<void>;

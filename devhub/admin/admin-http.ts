@@ -1,12 +1,14 @@
 /**
  * The admin interface over HTTP, on loopback only: one JSON route per `DevHubAdmin` operation (docs/devhub.md lists
  * them). Reads are `GET` with query parameters, everything else `POST` with a JSON body; answers are
- * `{"ok": true, "result": …}` or `{"ok": false, "error": {"code", "message"}}`.
+ * `{"ok": true, "result": …}` or `{"ok": false, "error": {"code", "message"}}`. Every route but the index needs the
+ * admin token, and no request from another origin or through another host name gets in (admin-guard.ts says why).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isCodedError } from '../../lib/coded-error';
 import { DevHubError } from '../errors';
 import type { DevHubAdmin } from '../types';
+import type { AdminGuard, AdminRefusal } from './admin-guard';
 
 type Body = Record<string, unknown>;
 type Route = (admin: DevHubAdmin, body: Body, query: URLSearchParams) => unknown;
@@ -78,16 +80,23 @@ function index(): unknown {
   return {
     service: 'clawling dev hub admin',
     docs: 'docs/devhub.md, section "Admin interface"',
+    auth: 'every route below needs "Authorization: Bearer TOKEN" (the admin token printed at start); POST bodies need "Content-Type: application/json"',
     answers: '{"ok": true, "result": …} or {"ok": false, "error": {"code", "message"}}',
     get: Object.keys(GET).map((name) => `/admin/${name}${GET_QUERY[name] ?? ''}`),
     post: Object.keys(POST).map((name) => `/admin/${name}`),
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+function refuse(res: ServerResponse, refusal: AdminRefusal): void {
+  const headers: Record<string, string> = refusal.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="clawling dev hub admin"' } : {};
+  // The body is not read: close the connection rather than drain what a refused caller may still be sending.
+  send(res, refusal.status, { ok: false, error: { code: refusal.code, message: refusal.message } }, { ...headers, Connection: 'close' });
 }
 
 async function readJson(req: IncomingMessage): Promise<Body> {
@@ -110,20 +119,27 @@ async function readJson(req: IncomingMessage): Promise<Body> {
   return parsed as Body;
 }
 
-export function adminRequestHandler(admin: DevHubAdmin): (req: IncomingMessage, res: ServerResponse) => void {
+export function adminRequestHandler(admin: DevHubAdmin, guard: AdminGuard): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    const caller = guard.checkCaller(req);
+    if (caller) return refuse(res, caller);
     const url = new URL(req.url ?? '/', 'http://admin.invalid');
     const name = url.pathname.replace(/^\/admin\/?/, '').replace(/\/+$/, '');
+    // The index is the page the printed URL opens: a static list of routes, no state and no action, so no token.
     if (req.method === 'GET' && /^\/admin\/?$/.test(url.pathname)) {
       send(res, 200, { ok: true, result: index() });
       return;
     }
+    const unauthorized = guard.checkToken(req);
+    if (unauthorized) return refuse(res, unauthorized);
     const table = req.method === 'GET' ? GET : req.method === 'POST' ? POST : undefined;
     const route = url.pathname.startsWith('/admin') && table && Object.prototype.hasOwnProperty.call(table, name) ? table[name] : undefined;
     if (!route) {
       send(res, 404, { ok: false, error: { code: 'NOT_FOUND', message: `no admin route ${req.method} ${url.pathname}` } });
       return;
     }
+    const notJson = req.method === 'POST' ? guard.checkJsonBody(req) : undefined;
+    if (notJson) return refuse(res, notJson);
     (req.method === 'POST' ? readJson(req) : Promise.resolve({}))
       .then((body) => route(admin, body, url.searchParams))
       .then(

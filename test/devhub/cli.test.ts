@@ -38,13 +38,16 @@ describe('clawling devhub', () => {
     fs.writeFileSync(path.join(dir, 'hub.yaml'), 'users:\n  - id: usr_a\n    token: cli-token\n');
     const child = spawn(process.execPath, [BIN, 'devhub', '--config', path.join(dir, 'hub.yaml'), '--port', '0', '--state', path.join(dir, 'state.json')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const urls = await new Promise<Record<string, string>>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
         const ws = /websocket: (\S+)/.exec(out);
         const media = /media: +(\S+)/.exec(out);
         const admin = /admin: +(\S+)/.exec(out);
-        if (ws && media && admin && out.includes('Ctrl-C')) resolve({ ws: ws[1], media: media[1], admin: admin[1] });
+        const adminToken = /admin token: +(\S+)/.exec(out);
+        if (ws && media && admin && adminToken && out.includes('Ctrl-C')) resolve({ ws: ws[1], media: media[1], admin: admin[1], adminToken: adminToken[1] });
       });
       child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
     });
@@ -55,12 +58,48 @@ describe('clawling devhub', () => {
     client.send({ version: '2', event: 'connect', trace_id: 'c', emitted_at: 1, payload: { token: 'cli-token', nonce: payload.nonce } });
     assert.equal((await client.event('hello-ok')).payload.device_id, 'usr_a');
     assert.equal((await fetch(`${urls.media}/health`)).status, 200);
-    const devices = (await (await fetch(`${urls.admin}/devices`)).json()) as { result: unknown[] };
+    assert.equal((await fetch(`${urls.admin}/devices`)).status, 401, 'the admin API wants the printed token');
+    const devices = (await (await fetch(`${urls.admin}/devices`, { headers: { authorization: `Bearer ${urls.adminToken}` } })).json()) as { result: unknown[] };
     assert.equal(devices.result.length, 1);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');
     assert.equal(await exited, 0);
     await client.closed;
-    assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8')).format, 'clawling-devhub-state');
+    const state = fs.readFileSync(path.join(dir, 'state.json'), 'utf8');
+    assert.equal(JSON.parse(state).format, 'clawling-devhub-state');
+    assert.match(urls.adminToken, /^[\w-]{43}$/, 'a drawn token: 32 random bytes');
+    assert.equal(out.split(urls.adminToken).length, 2, 'the admin token is printed once');
+    assert.ok(err.includes('dev hub listening'), err);
+    assert.equal(err.includes(urls.adminToken), false, 'no log line carries the admin token');
+    assert.equal(state.includes(urls.adminToken), false, 'the state file does not hold the admin token');
+  });
+
+  it('takes the admin token from $CLAWLING_DEVHUB_ADMIN_TOKEN and does not echo it', async function () {
+    this.timeout(20_000);
+    const token = 'env-admin-token-0123456789';
+    fs.writeFileSync(path.join(dir, 'hub.yaml'), 'users: []\n');
+    const child = spawn(process.execPath, [BIN, 'devhub', '--config', path.join(dir, 'hub.yaml')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CLAWLING_DEVHUB_ADMIN_TOKEN: token },
+    });
+    let out = '';
+    const admin = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const url = /admin: +(\S+)/.exec(out);
+        if (url && out.includes('Ctrl-C')) resolve(url[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      assert.match(out, /admin token: \(\$CLAWLING_DEVHUB_ADMIN_TOKEN\)/);
+      assert.equal(out.includes(token), false);
+      assert.equal((await fetch(`${admin}/devices`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+      assert.equal((await fetch(`${admin}/devices`, { headers: { authorization: 'Bearer some-other-token-0123' } })).status, 401);
+    } finally {
+      child.kill('SIGINT');
+    }
+    assert.equal(await exited, 0);
   });
 });

@@ -4,7 +4,7 @@
  * follows everything the hub wrote, so what the client holds at its close is all it was sent.
  */
 import assert from 'node:assert/strict';
-import { sendMessage, TestClient, textOf, trace, useHub, type Frame } from './support';
+import { adminFetch, sendMessage, TestClient, textOf, trace, useHub, type Frame } from './support';
 
 const V2 = { reliable_delivery: true, reliable_delivery_v2: true };
 
@@ -107,7 +107,7 @@ describe('devhub connection faults', () => {
     });
 
     it('is set over HTTP too, and on no connection when the user is offline', async () => {
-      const res = await fetch(`${f.hub().adminUrl}/faults/half-open`, { method: 'POST', body: JSON.stringify({ user_id: 'usr_c' }) });
+      const res = await adminFetch(f.hub(), 'faults/half-open', { body: { user_id: 'usr_c' } });
       assert.deepEqual(await res.json(), { ok: true, result: 0 });
     });
   });
@@ -135,7 +135,7 @@ describe('devhub connection faults', () => {
       await f.login('tb');
       const stranger = await open('nobody');
       assert.equal((await stranger.event('hello-fail')).payload.reason, 'authentication failed');
-      const res = await fetch(`${f.hub().adminUrl}/faults`);
+      const res = await adminFetch(f.hub(), 'faults');
       const snapshot = (await res.json()) as { result: { fail_handshake: Array<{ remaining: number }> } };
       assert.equal(snapshot.result.fail_handshake[0].remaining, -1);
       f.hub().admin.clearFaults();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { sendMessage, textOf, useHub, type Frame } from './support';
+import { adminFetch, sendMessage, textOf, useHub, type Frame } from './support';
 
 const V2 = { reliable_delivery: true, reliable_delivery_v2: true };
 
@@ -133,11 +133,7 @@ describe('devhub admin HTTP API', () => {
   const f = useHub();
 
   async function call(method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; json: Frame }> {
-    const res = await fetch(`${f.hub().adminUrl}/${route}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const res = await adminFetch(f.hub(), route, { method, body });
     return { status: res.status, json: (await res.json()) as Frame };
   }
 
@@ -167,7 +163,7 @@ describe('devhub admin HTTP API', () => {
     const bad = await call('POST', 'notify-signal', { user_id: 'usr_b' });
     assert.equal(bad.status, 400);
     assert.equal(bad.json.error.code, 'BAD_ADMIN_REQUEST');
-    const notJson = await fetch(`${f.hub().adminUrl}/sweep`, { method: 'POST', body: '{nope' });
+    const notJson = await fetch(`${f.hub().adminUrl}/sweep`, { method: 'POST', headers: { authorization: `Bearer ${f.hub().adminToken}`, 'content-type': 'application/json' }, body: '{nope' });
     assert.equal(notJson.status, 400);
     assert.equal((await call('GET', 'nothing-here')).status, 404);
     assert.equal((await call('GET', 'inbox')).status, 400);
@@ -181,11 +177,11 @@ describe('devhub admin HTTP API', () => {
       assert.ok(index.post.includes('/admin/faults/drop'));
       assert.ok(index.get.includes('/admin/inbox?user_id=ID'));
       for (const route of index.get as string[]) {
-        const read = await fetch(`${new URL(f.hub().adminUrl).origin}${route.replace(/\[.*\]$/, '').replace('=ID', '=usr_a')}`);
+        const read = await adminFetch(f.hub(), route.replace(/^\/admin\//, '').replace(/\[.*\]$/, '').replace('=ID', '=usr_a'));
         assert.equal(read.status, 200, route);
       }
     }
-    assert.equal((await fetch(f.hub().adminUrl, { method: 'POST' })).status, 404, 'the index is read-only');
+    assert.equal((await call('POST', '')).status, 404, 'the index is read-only');
   });
 
   it('lists received uplinks with the token never recorded', async () => {

@@ -252,3 +252,16 @@ export function useHub(options: DevHubOptions | (() => DevHubOptions) = BASE_OPT
 export function withSettings(settings: NonNullable<DevHubOptions['settings']>, extra: Partial<DevHubOptions> = {}): DevHubOptions {
   return { ...BASE_OPTIONS, ...extra, settings: { ...BASE_OPTIONS.settings, ...settings } };
 }
+
+/**
+ * A call to the hub's admin HTTP API as its callers make it: the admin token as a bearer, a body as JSON.
+ * `route` is relative to `adminUrl` (`devices`, `inbox?user_id=usr_a`, `faults/clear`).
+ */
+export function adminFetch(hub: Pick<DevHub, 'adminUrl' | 'adminToken'>, route: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}): Promise<Response> {
+  const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
+  return fetch(`${hub.adminUrl}/${route}`, {
+    method,
+    headers: { authorization: `Bearer ${hub.adminToken}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+}
