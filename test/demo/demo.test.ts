@@ -155,10 +155,14 @@ describe('clawling demo (npm start) as a child process', function () {
     const status = await out.line(/Gateway status page: http:\/\/127\.0\.0\.1:(\d+)/, 'the status page');
     const hub = await out.line(/Dev hub: +ws:\/\/127\.0\.0\.1:(\d+)\/ws +\(WebSocket; health http:\/\/127\.0\.0\.1:\d+\/health\)/, 'the hub');
     const admin = await out.line(/Dev hub admin: +http:\/\/127\.0\.0\.1:(\d+)\/admin /, 'the hub admin');
+    const adminToken = await out.line(/Dev hub admin token: ([\w-]{43}) /, 'the hub admin token');
     const broker = await out.line(/MQTT broker: +mqtt:\/\/127\.0\.0\.1:(\d+)/, 'the broker');
     await out.line(/^Press Ctrl-C to stop\.$/, 'the end of the URL list');
     const ports = [nodeRed[1], status[1], hub[1], admin[1], broker[1]].map(Number);
     await everyPrintedUrlAnswers(out.lines);
+    const devices = `http://127.0.0.1:${admin[1]}/admin/devices`;
+    assert.equal((await fetch(devices)).status, 401, 'the hub admin API wants the printed token');
+    assert.equal((await fetch(devices, { headers: { authorization: `Bearer ${adminToken[1]}` } })).status, 200);
     const nodeRedPid = Number(nodeRed[2]);
 
     // Mesh → MQTT, seen by a client of our own.

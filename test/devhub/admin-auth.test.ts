@@ -15,7 +15,7 @@ interface Answer {
   json: Frame;
 }
 
-/** node:http rather than fetch: fetch will not send a Host or Origin of our choosing. */
+/** node:http rather than fetch: fetch sends its own Host, whatever the headers say. */
 function raw(adminUrl: string, route: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   const url = new URL(`${adminUrl}/${route}`);
   return new Promise((resolve, reject) => {
