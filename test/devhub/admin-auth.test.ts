@@ -84,9 +84,10 @@ describe('devhub admin HTTP API: token, JSON bodies, own origin and host only', 
     assert.equal((await raw(f.hub().adminUrl, '', { headers: { host: `evil.example:${port}` } })).status, 403, 'the index too');
   });
 
-  it('does what it is asked with the token and JSON, from its own origin and every loopback name', async () => {
+  it('does what it is asked with the token and JSON, from its own origin and every loopback name, and nothing without the token', async () => {
     const port = new URL(f.hub().adminUrl).port;
-    const headers = { ...auth(), ...json, host: `localhost:${port}`, origin: `http://localhost:${port}` };
+    const tokenless = { ...json, host: `localhost:${port}`, origin: `http://localhost:${port}` };
+    const headers = { ...auth(), ...tokenless };
     const user = await raw(f.hub().adminUrl, 'users', { method: 'POST', headers, body: JSON.stringify(EVIL_USER) });
     assert.deepEqual(user.json, { ok: true, result: null });
     const member = await raw(f.hub().adminUrl, 'chats/members', { method: 'POST', headers: { ...headers, host: `[::1]:${port}`, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ id: 'chat-ab', members: ['usr_a', 'usr_evil'] }) });
@@ -95,6 +96,8 @@ describe('devhub admin HTTP API: token, JSON bodies, own origin and host only', 
     assert.equal(client.ws.readyState, client.ws.OPEN);
     const devices = await adminFetch(f.hub(), 'devices');
     assert.equal(((await devices.json()) as Frame).result[0].user_id, 'usr_evil');
+    const undo = await raw(f.hub().adminUrl, 'users/remove', { method: 'POST', headers: tokenless, body: JSON.stringify({ id: 'usr_evil' }) });
+    assert.equal(undo.status, 401, 'the same request without the token is refused');
   });
 
   it('serves the route index without the token, naming what the other routes need', async () => {
