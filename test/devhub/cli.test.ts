@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +14,12 @@ describe('clawling devhub', () => {
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devhub-cli-'));
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // A test that fails while waiting must not leave its hub running.
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('prints an example config that is itself a valid configuration', () => {
     const run = spawnSync(process.execPath, [BIN, 'devhub', '--example-config'], { encoding: 'utf8' });
@@ -37,6 +42,7 @@ describe('clawling devhub', () => {
     this.timeout(20_000);
     fs.writeFileSync(path.join(dir, 'hub.yaml'), 'users:\n  - id: usr_a\n    token: cli-token\n');
     const child = spawn(process.execPath, [BIN, 'devhub', '--config', path.join(dir, 'hub.yaml'), '--port', '0', '--state', path.join(dir, 'state.json')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
     let out = '';
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -82,6 +88,7 @@ describe('clawling devhub', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, CLAWLING_DEVHUB_ADMIN_TOKEN: token },
     });
+    children.push(child);
     let out = '';
     const admin = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {
