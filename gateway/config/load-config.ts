@@ -9,6 +9,7 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import YAML from 'yaml';
 import { GatewayError } from '../errors';
+import { sendPolicyProblems } from '../mqtt/send-policy';
 import { mappingProblems } from '../nodes/readings';
 import { resolveRadioConfig, type RadioConfig } from '../radios/radio-config';
 import { applyEnvOverrides, type EnvOverrideResult } from './env-overrides';
@@ -135,6 +136,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     });
   }
   if (clean('nodes') && clean('devices')) problems.push(...mappingProblems(config.devices, config.nodes.names));
+  if (clean('mqtt.send_policy')) problems.push(...sendPolicyProblems(config.mqtt.send_policy));
   if (clean('gateway') && clean('mqtt') && clean('mesh')) {
     resolvePaths(config, file ? path.dirname(file) : (options.cwd ?? process.cwd()), env);
     readSecretFiles(config, problems);

@@ -7,6 +7,8 @@
  * schema put in place of the open one before validation, so that it plugs in without an edit to this file.
  */
 
+import { PRIORITIES } from '../../lib/mesh/enums';
+import { DEFAULT_TTL } from '../../lib/mesh/message';
 import { DEVICES_CONFIG_SCHEMA, NODES_CONFIG_SCHEMA } from '../nodes/config-schema';
 import { RADIO_CONFIG_SCHEMA } from '../radios/radio-config';
 
@@ -116,6 +118,43 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
             key_passphrase: nullableString('Passphrase of the client key.', { writeOnly: true }),
             reject_unauthorized: { type: 'boolean', default: true },
             servername: nullableString('Server name for SNI and certificate checks when it differs from the URL host.'),
+          },
+        },
+        send_policy: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          description: 'What the gateway transmits in its own name for <base>/send and the notify topics (docs/mqtt.md "Send policy").',
+          properties: {
+            app_ids: {
+              type: ['array', 'null'],
+              default: null,
+              items: { type: 'string', minLength: 1, maxLength: 256 },
+              description: 'Only these app ids may be sent (list gateway.app_id too if requests leave app_id out); null: any.',
+            },
+            recipients: {
+              type: ['array', 'null'],
+              default: null,
+              items: { type: 'string', minLength: 1 },
+              description: 'Only these off1 addresses may be sent to; null: any.',
+            },
+            allow_reserved: {
+              type: 'array',
+              default: [],
+              uniqueItems: true,
+              items: { enum: ['control', 'sealed', 'file_chunk'] },
+              description: 'Protocol content the gateway sends anyway: control (__CONN_REQ__, __MLS_KEY_PKG__, …), sealed (__MLS_ENC__, __GROUP_MSG__), file_chunk.',
+            },
+            max_ttl: { type: 'integer', minimum: 0, maximum: 255, default: DEFAULT_TTL, description: 'Highest ttl a request may ask for (the mesh default).' },
+            max_priority: { enum: [...PRIORITIES], default: 'high', description: 'Highest priority a request may ask for; critical is refused by default.' },
+            rate_per_s: {
+              type: ['number', 'null'],
+              exclusiveMinimum: 0,
+              maximum: 10000,
+              default: 2,
+              description: 'Sends per second the whole gateway takes from MQTT, after a burst; null: no limit.',
+            },
+            burst: { type: 'integer', minimum: 1, maximum: 100000, default: 10, description: 'Sends taken at once before rate_per_s applies.' },
           },
         },
         homeassistant: {

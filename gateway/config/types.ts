@@ -1,5 +1,6 @@
 /** The resolved configuration: every default filled in, paths absolute, secrets read from their files. */
 
+import type { Priority } from '../../lib/mesh/message';
 import type { DeviceMapping, NodesConfig } from '../nodes/types';
 import type { RadioConfig } from '../radios/radio-config';
 
@@ -52,6 +53,15 @@ export interface GatewayConfig {
       key_passphrase: string | null;
       reject_unauthorized: boolean;
       servername: string | null;
+    };
+    send_policy: {
+      app_ids: string[] | null;
+      recipients: string[] | null;
+      allow_reserved: Array<'control' | 'sealed' | 'file_chunk'>;
+      max_ttl: number;
+      max_priority: Priority;
+      rate_per_s: number | null;
+      burst: number;
     };
     homeassistant: { enabled: boolean; discovery_prefix: string; status_topic: string };
   };

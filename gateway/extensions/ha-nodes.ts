@@ -14,6 +14,7 @@ import type { MeshAckEvent, MeshMessageEvent, PeerChangeEvent } from '../bus';
 import { Extension, type ExtensionContext } from '../extension';
 import type { Counter } from '../metrics';
 import type { ConnectionEvents } from '../mqtt/connection';
+import { sharedSendPolicy, type SendPolicy } from '../mqtt/send-policy';
 import { compileMappings, readingsOf, type CompiledDevice } from '../nodes/readings';
 import { NodeRegistry, type NodeRecord } from '../nodes/registry';
 import { NodeTopics } from '../nodes/topics';
@@ -59,6 +60,8 @@ export class HaNodes extends Extension {
   private sweepTimer: unknown;
   private readonly mismatches: Counter;
   private readonly readings: Counter;
+  /** The gateway's one send policy: a notify entity is a door into the mesh like `<base>/send`. */
+  private readonly policy: SendPolicy;
   private readonly onUp = (): void => this.republish();
   private readonly onMessage = (m: ConnectionEvents['message']): void => this.incoming(m);
 
@@ -70,6 +73,7 @@ export class HaNodes extends Extension {
     this.registry = new NodeRegistry({ self: ctx.info.address, heardWindowMs: n.heard_window_s * 1000, forgetAfterMs: n.forget_after_s * 1000 });
     this.mappings = compileMappings(ctx.config.devices, n.names);
     this.readings = ctx.metrics.counter('clawling_gateway_node_readings_total', 'Typed readings taken from node messages, by device mapping.');
+    this.policy = sharedSendPolicy(ctx.mqtt!.connection, ctx.config.mqtt.send_policy, () => ctx.clock.now());
     this.mismatches = ctx.metrics.counter('clawling_gateway_node_mapping_mismatches_total', 'Messages that matched a device mapping but gave no value, by mapping and entity.');
   }
 
@@ -399,8 +403,10 @@ export class HaNodes extends Extension {
     };
     let id: string | undefined;
     try {
-      const message = composeMessage({ sender: info.address, recipient: address, app_id: config.gateway.app_id, content: text }, { now: () => clock.now() });
+      const { ttl, priority } = this.policy.defaults;
+      const message = composeMessage({ sender: info.address, recipient: address, app_id: config.gateway.app_id, content: text, ttl, priority }, { now: () => clock.now() });
       id = message.id.toString();
+      this.policy.check(message);
       const outcome = await mesh.send(message);
       report({ id, status: 'sent', at: clock.now() });
       if (outcome.ack) report({ id, status: (await outcome.ack) ? 'acked' : 'ack_timeout', at: clock.now() });

@@ -2,11 +2,12 @@
  * The MQTT bridge: every mesh message the gateway receives goes to `<base>/messages` through the durable outbox
  * (QoS 1, in order, kept on disk while the broker is away); the mesh ACK of a message addressed to the gateway
  * waits for its PUBACK. Messages for the mesh come in on `<base>/send` and each gets one answer on
- * `<base>/send/result` (or the MQTT 5 response topic). On every connection it announces `online` on the retained
+ * `<base>/send/result` (or the MQTT 5 response topic), after the send policy (`mqtt.send_policy`) let it through. On every connection it announces `online` on the retained
  * `bridge/state` (whose last will is `offline`) and the retained `bridge/info`.
  */
 import { MqttOutbox } from '../mqtt/outbox';
 import { parseSendRequest } from '../mqtt/send-request';
+import { sharedSendPolicy, type SendPolicy } from '../mqtt/send-policy';
 import { messagePayload } from '../mqtt/payload';
 import type { MeshMessageEvent } from '../bus';
 import type { ConnectionEvents, MqttConnection } from '../mqtt/connection';
@@ -29,6 +30,7 @@ export class MqttBridge extends Extension {
   private readonly onMessage = (m: ConnectionEvents['message']): void => this.incoming(m);
   private readonly sendRequests: Counter;
   private readonly rawPublished: Counter;
+  private readonly policy: SendPolicy;
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
@@ -37,6 +39,7 @@ export class MqttBridge extends Extension {
     this.topics = ctx.mqtt.topics;
     this.sendRequests = ctx.metrics.counter('clawling_gateway_mqtt_send_requests_total', 'Requests on the send topic, by outcome.');
     this.rawPublished = ctx.metrics.counter('clawling_gateway_mqtt_raw_frames_total', 'Raw frames published (QoS 0).');
+    this.policy = sharedSendPolicy(this.connection, ctx.config.mqtt.send_policy, () => ctx.clock.now());
   }
 
   /** The outbox, for the controller's shutdown drain and the tests. */
@@ -130,9 +133,10 @@ export class MqttBridge extends Extension {
     let requestId: string | undefined;
     let id: string | undefined;
     try {
-      const request = parseSendRequest(payload, { address: info.address, appId: config.gateway.app_id, now: () => clock.now() });
+      const request = parseSendRequest(payload, { address: info.address, appId: config.gateway.app_id, now: () => clock.now(), defaults: this.policy.defaults });
       requestId = request.requestId;
       id = request.message.id.toString();
+      this.policy.check(request.message);
       const outcome = await mesh.send(request.message);
       this.sendRequests.inc({ outcome: 'sent' });
       this.answer(target, { request_id: requestId, id, status: 'sent', via: outcome.via });
@@ -143,10 +147,12 @@ export class MqttBridge extends Extension {
       }
     } catch (err) {
       const code = (err as { code?: string }).code ?? 'SEND_FAILED';
-      requestId ??= (err as { details?: { requestId?: string } }).details?.requestId;
-      this.sendRequests.inc({ outcome: code === 'NO_ROUTE' ? 'no_route' : 'rejected' });
+      const details = (err as { details?: { requestId?: string; retryAfterMs?: number } }).details;
+      requestId ??= details?.requestId;
+      this.sendRequests.inc({ outcome: outcomeOf(code) });
       this.ctx.logger.debug({ code, requestId }, 'send request refused');
-      this.answer(target, { request_id: requestId, id, status: code === 'NO_ROUTE' ? 'no_route' : 'rejected', error: { code, message: (err as Error).message } });
+      const error = { code, message: (err as Error).message, ...(details?.retryAfterMs !== undefined ? { retry_after_ms: details.retryAfterMs } : {}) };
+      this.answer(target, { request_id: requestId, id, status: code === 'NO_ROUTE' ? 'no_route' : 'rejected', error });
     }
   }
 
@@ -155,6 +161,14 @@ export class MqttBridge extends Extension {
     const properties = target.correlationData ? { correlationData: target.correlationData } : undefined;
     this.connection.publish(target.topic, JSON.stringify(clean), properties ? { qos: 1, properties } : { qos: 1 }, () => undefined);
   }
+}
+
+/** The metric label: policy and rate refusals apart from malformed requests, so an operator sees which it was. */
+function outcomeOf(code: string): string {
+  if (code === 'NO_ROUTE') return 'no_route';
+  if (code === 'SEND_RATE_LIMITED') return 'rate_limited';
+  if (code.startsWith('SEND_POLICY_')) return 'policy';
+  return 'rejected';
 }
 
 export function createExtension(ctx: ExtensionContext): Extension {

@@ -2,12 +2,21 @@
  * The `<base>/send` topic: JSON in the plain message form (lib/mesh/plain.ts field names), turned into a message
  * the gateway originates. The composer fills id, priority, TTL, hop count and time, and refuses reserved metadata;
  * here only the gateway's own rules are added: the sender is the gateway (given or not), the app id defaults to
- * `gateway.app_id`, and a request may carry `request_id` to match its result.
+ * `gateway.app_id`, a missing TTL or priority is the send policy's default (the mesh's, lowered to the caps), and a
+ * request may carry `request_id` to match its result. Whether the message may go out is send-policy.ts's question.
  */
 import { isAddress } from '../../lib/mesh/address';
 import { composeMessage } from '../../lib/mesh/composer';
-import type { MeshMessage } from '../../lib/mesh/message';
+import type { MeshMessage, Priority } from '../../lib/mesh/message';
 import { GatewayError } from '../errors';
+
+export interface SendRequestGateway {
+  address: string;
+  appId: string;
+  now: () => number;
+  /** For a request that names none (default: the composer's, TTL 8 and medium). */
+  defaults?: { ttl: number; priority: Priority };
+}
 
 export interface SendRequest {
   message: MeshMessage;
@@ -18,7 +27,7 @@ export interface SendRequest {
  * Throws `GatewayError` whose `details.requestId` carries the request's `request_id` whenever the payload had a
  * usable one, so that even a refused request is answered under its id.
  */
-export function parseSendRequest(payload: Buffer, gateway: { address: string; appId: string; now: () => number }): SendRequest {
+export function parseSendRequest(payload: Buffer, gateway: SendRequestGateway): SendRequest {
   let requestId: string | undefined;
   try {
     return parse(payload, gateway, (id) => (requestId = id));
@@ -36,7 +45,7 @@ function checkRecipient(recipient: unknown): void {
   }
 }
 
-function parse(payload: Buffer, gateway: { address: string; appId: string; now: () => number }, found: (requestId: string) => void): SendRequest {
+function parse(payload: Buffer, gateway: SendRequestGateway, found: (requestId: string) => void): SendRequest {
   let body: unknown;
   try {
     body = JSON.parse(payload.toString('utf8'));
@@ -65,6 +74,8 @@ function parse(payload: Buffer, gateway: { address: string; appId: string; now: 
   }
   input.sender = gateway.address;
   if (input.app_id === undefined) input.app_id = gateway.appId;
+  if (input.ttl === undefined && gateway.defaults) input.ttl = gateway.defaults.ttl;
+  if (input.priority === undefined && gateway.defaults) input.priority = gateway.defaults.priority;
   const message = composeMessage(input, { now: gateway.now });
   return requestId !== undefined ? { message, requestId } : { message };
 }

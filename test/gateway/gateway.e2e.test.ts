@@ -196,6 +196,56 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
     await rec.until(() => results().some((r) => r.request_id === 'r5' && r.status === 'no_route'), 5000, 'no route');
   });
 
+  it('refuses what the send policy does not allow, each with its code and request_id, and rate-limits both doors with one bucket', async () => {
+    const [a, b, c] = [gw.peer('sim0', 'alice').address, gw.peer('sim0', 'bob').address, gw.peer('sim1', 'carol').address];
+    await gw.stop();
+    fs.rmSync(gw.dir, { recursive: true, force: true });
+    // Almost no refill: exactly `burst` sends pass, whatever the speed of this machine.
+    const send_policy = { app_ids: ['clawling-gateway', 'home'], recipients: [a, b], burst: 3, rate_per_s: 0.001 };
+    gw = await startGateway(broker, { mqtt: { enabled: true, url: broker.url, send_policy } });
+    const alice = gw.peer('sim0', 'alice');
+    await rec.client.subscribeAsync('clawling/nodes/+/send/result', { qos: 1 });
+    type Result = { request_id?: string; status: string; error?: { code: string; retry_after_ms?: number } };
+    const results = () => rec.json<Result>(`${BASE}/send/result`);
+    const send = (body: Record<string, unknown>) => rec.client.publishAsync(`${BASE}/send`, JSON.stringify({ recipient: a, content: 'x', ...body }), { qos: 1 });
+
+    await send({ content: '__CONN_REQ__{"from":"mqtt"}', request_id: 'control' });
+    await send({ content: '__MLS_ENC__AAAA', request_id: 'sealed' });
+    await send({ content: '', content_type: 'file_chunk', binary_content: [1, 2, 3], request_id: 'chunk' });
+    await send({ ttl: 255, request_id: 'ttl' });
+    await send({ priority: 'critical', request_id: 'priority' });
+    await send({ app_id: 'elsewhere', request_id: 'app' });
+    await send({ recipient: c, request_id: 'recipient' });
+    for (const id of ['ok1', 'ok2', 'ok3', 'over']) await send({ content: id, request_id: id });
+    await rec.until(() => results().filter((r) => r.status === 'rejected').length === 8 && results().filter((r) => r.status === 'sent').length === 3, 5000, 'eight refusals, three sends');
+    const refused = Object.fromEntries(results().filter((r) => r.status === 'rejected').map((r) => [r.request_id, r.error?.code]));
+    assert.deepEqual(refused, {
+      control: 'SEND_POLICY_RESERVED',
+      sealed: 'SEND_POLICY_RESERVED',
+      chunk: 'SEND_POLICY_RESERVED',
+      ttl: 'SEND_POLICY_TTL',
+      priority: 'SEND_POLICY_PRIORITY',
+      app: 'SEND_POLICY_APP_ID',
+      recipient: 'SEND_POLICY_RECIPIENT',
+      over: 'SEND_RATE_LIMITED',
+    });
+    assert.deepEqual(results().filter((r) => r.status === 'sent').map((r) => r.request_id).sort(), ['ok1', 'ok2', 'ok3'], 'refusals spent no token');
+    const limited = results().find((r) => r.request_id === 'over')!;
+    assert.ok((limited.error?.retry_after_ms ?? 0) > 0, 'says when to try again');
+
+    // The notify topic is the same door: protocol content refused, and the bucket the send topic emptied is shared.
+    const nodeResults = () => rec.json<{ status: string; error?: string }>(`clawling/nodes/${a}/send/result`);
+    await rec.client.publishAsync(`clawling/nodes/${a}/send`, '__SVC_REQ__{"op":"unlock"}', { qos: 1 });
+    await rec.client.publishAsync(`clawling/nodes/${a}/send`, 'good night', { qos: 1 });
+    await rec.until(() => nodeResults().length === 2, 5000, 'two notify answers');
+    assert.deepEqual(nodeResults().map((r) => [r.status, r.error?.split(':')[0]]), [['rejected', 'SEND_POLICY_RESERVED'], ['rejected', 'SEND_RATE_LIMITED']]);
+
+    await alice.waitFor((r) => r.message?.content === 'ok3');
+    const got = alice.received().map((m) => m.content);
+    for (const never of ['__CONN_REQ__{"from":"mqtt"}', '__MLS_ENC__AAAA', 'over', 'good night', '__SVC_REQ__{"op":"unlock"}', 'x']) assert.equal(got.includes(never), false, never);
+    assert.equal(alice.received().some((m) => m.content_type === 'file_chunk'), false);
+  });
+
   it("picks each neighbour's codec from its key package once one passed the gate", async () => {
     const alice = gw.peer('sim0', 'alice');
     const bob = gw.peer('sim0', 'bob');

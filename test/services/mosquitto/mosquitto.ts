@@ -17,7 +17,7 @@ export function mosquittoBinary(): string {
   return 'mosquitto';
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as net.AddressInfo).port;
@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitForPort(port: number, ms: number): Promise<void> {
+export async function waitForPort(port: number, ms: number): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
