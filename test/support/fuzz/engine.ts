@@ -213,7 +213,7 @@ function serialize(v: Tree): string {
   if (v !== null && typeof v === 'object') {
     const parts: string[] = [];
     for (const [k, value] of Object.entries(v)) {
-      const key = k.startsWith(REPEAT) ? k.slice(REPEAT.length).replace(/\u0000\d+$/, '') : k;
+      const key = k.startsWith(REPEAT) ? k.slice(REPEAT.length, k.lastIndexOf('\u0000')) : k;
       parts.push(`${JSON.stringify(key)}:${serialize(value)}`);
     }
     return `{${parts.join(',')}}`;
