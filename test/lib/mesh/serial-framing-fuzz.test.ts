@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { MeshDecodeError } from '../../../lib/mesh/errors';
-import { decodeSerialFrame, encodeSerialFrame, SerialDeframer, type SerialFrame } from '../../../lib/mesh/serial-framing';
+import { encodeSerialFrame, SerialDeframer, type SerialFrame } from '../../../lib/mesh/serial-framing';
+import { failureSummary, runFuzz } from '../../support/fuzz/runner';
+import { serialFramesTarget } from '../../support/fuzz/targets/serial-frames';
 
 /** A seeded PRNG (mulberry32): the fuzz run is the same on every machine, so a failure reproduces from its seed. */
 function prng(seed: number): () => number {
@@ -115,27 +116,10 @@ describe('lib/mesh/serial-framing fuzz', () => {
 
   it('decodeSerialFrame throws only MeshDecodeError on 100000 mutated frames', function () {
     this.timeout(60_000);
-    const rand = prng(0xc0ffee);
-    const codes = new Set<string>();
-    for (let i = 0; i < 100_000; i++) {
-      const payload = Uint8Array.from({ length: Math.floor(rand() * 40) }, () => Math.floor(rand() * 256));
-      let frame = encodeSerialFrame(Math.floor(rand() * 256), payload);
-      const flips = 1 + Math.floor(rand() * 3);
-      for (let f = 0; f < flips; f++) {
-        const r = rand();
-        if (r < 0.6) frame[Math.floor(rand() * frame.length)] ^= 1 << Math.floor(rand() * 8);
-        else if (r < 0.8) frame = frame.subarray(0, Math.floor(rand() * frame.length));
-        else frame = Uint8Array.from([...frame, Math.floor(rand() * 256)]);
-      }
-      try {
-        decodeSerialFrame(frame);
-      } catch (err) {
-        assert.ok(err instanceof MeshDecodeError, `frame ${i} threw ${String(err)}`);
-        codes.add(err.code);
-      }
-    }
+    const report = runFuzz(serialFramesTarget, { count: 100_000, seed: 0xc0ffee });
+    assert.equal(report.foreign + report.invariant, 0, failureSummary(report));
     for (const code of ['SERIAL_BAD_MARKER', 'SERIAL_BAD_HEADER_CRC', 'SERIAL_BAD_CRC', 'SERIAL_TRUNCATED', 'SERIAL_TRAILING_BYTES']) {
-      assert.ok(codes.has(code), `the mutations reached ${code}`);
+      assert.ok(code in report.codes, `the mutations reached ${code}`);
     }
   });
 });
