@@ -188,7 +188,7 @@ export class HubClient {
     this.typingIn = new TypingReceiver(this.clock, this.o.typingExpiryMs, (e) => this.emitter.emit('typing', e));
     this.typingOut = new TypingProducer(this.clock, this.o.typingRefreshMs, this.o.typingMaxMs, (chatId, isTyping) => this.sendTyping(chatId, isTyping));
     this.permissions = new PermissionCards(this.clock, (e) => this.emitter.emit('permission', e));
-    this.streams = new StreamAssembler(() => this.clock.now());
+    this.streams = new StreamAssembler(() => this.clock.now(), { maxStreamChars: this.o.streamMaxChars, maxTotalChars: this.o.streamTotalMaxChars });
     this.history = this.store.queue(HISTORY_QUEUE, { capacity: 10_000, overflow: 'reject' });
     this.pipeline = new ReceivePipeline(this.receiveServices(), {
       send: (sessionId, frame) => {
@@ -1140,7 +1140,7 @@ export class HubClient {
       persisters: this.persisters,
       inboxBodyMaxBytes: 64 * 1024,
       // Typed at `FrameServices.emit`; TypeScript cannot map a generic key through `ListenersOf` here.
-      emit: (event, value) => this.emitter.emit(event, value as never),
+      emit: (event, value) => (event === 'warning' ? this.warn(value as HubError) : this.emitter.emit(event, value as never)),
       replayDone: (sessionId) => this.onReplayDone(sessionId, false),
     };
   }

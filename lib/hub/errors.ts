@@ -38,6 +38,10 @@ export type HubErrorCode =
   | 'PRESENCE_LIMIT'
   /** A stream writer was used after `done()` / `fail()`. */
   | 'STREAM_CLOSED'
+  /** A received stream held more than `streamMaxChars`; it was cut (its text let go, later frames unchecked). */
+  | 'STREAM_TOO_LARGE'
+  /** Received streams together held more than `streamTotalMaxChars`; the largest was cut. */
+  | 'STREAMS_OVER_BUDGET'
   /** `device.cursor.reset` was sent but the hub did not close the connection in time. */
   | 'RESET_NOT_CONFIRMED'
   /** The store refused a write the client needed. `cause` holds the StoreError. */

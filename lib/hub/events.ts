@@ -263,7 +263,15 @@ export interface StreamEvent {
   delta: string | undefined;
   /** False when `text_prev + delta != text` or a sequence number was skipped; `text` is then taken as sent. */
   consistent: boolean;
+  /**
+   * Set once the client stopped assembling this stream because it went over a memory bound (`streamMaxChars`,
+   * `streamTotalMaxChars`; reported once on `warning` with the same code). Its frames still arrive, unchecked.
+   */
+  cut: StreamCut | undefined;
 }
+
+/** Why a stream was cut: it alone held too much, or all streams together did and it was the largest. */
+export type StreamCut = 'STREAM_TOO_LARGE' | 'STREAMS_OVER_BUDGET';
 
 /** Every inbound frame, after processing (for taps, logs and the CLI). */
 export interface FrameEvent {

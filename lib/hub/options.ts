@@ -9,6 +9,7 @@ import { capabilitiesFor, type Capabilities, type Reliability } from './capabili
 import { systemClock, type Clock } from './clock';
 import { HubError } from './errors';
 import type { ChatIdRule } from './ids';
+import { DEFAULT_STREAM_MAX_CHARS, DEFAULT_STREAMS_MAX_CHARS } from './stream-assembler';
 import type { Store } from '../store';
 
 export type TokenSource = string | (() => string | Promise<string>);
@@ -69,6 +70,12 @@ export interface HubClientOptions {
    */
   receiveMaxFrames?: number;
   receiveMaxChars?: number;
+  /**
+   * Characters of text the assembly of one received stream may hold (default 1 Mi), and all of them together
+   * (default 8 Mi). A stream over either is cut and reported on `warning` (`STREAM_TOO_LARGE` / `STREAMS_OVER_BUDGET`).
+   */
+  streamMaxChars?: number;
+  streamTotalMaxChars?: number;
   /** Silence after which a JSON `ping` probes the socket (default 30 000 ms; 0 disables), and how long a reply may take (10 000 ms). */
   pingSilenceMs?: number;
   pongTimeoutMs?: number;
@@ -121,6 +128,8 @@ export interface ResolvedOptions {
   replayIdleMs: number;
   receiveMaxFrames: number;
   receiveMaxChars: number;
+  streamMaxChars: number;
+  streamTotalMaxChars: number;
   pingSilenceMs: number;
   pongTimeoutMs: number;
   typingRefreshMs: number;
@@ -204,6 +213,8 @@ export function resolveOptions(o: HubClientOptions): ResolvedOptions {
     replayIdleMs: duration(o.replayIdleMs, 5000, 'replayIdleMs'),
     receiveMaxFrames: count(o.receiveMaxFrames, 1024, 'receiveMaxFrames'),
     receiveMaxChars: count(o.receiveMaxChars, 4 * 1024 * 1024, 'receiveMaxChars'),
+    streamMaxChars: count(o.streamMaxChars, DEFAULT_STREAM_MAX_CHARS, 'streamMaxChars'),
+    streamTotalMaxChars: count(o.streamTotalMaxChars, DEFAULT_STREAMS_MAX_CHARS, 'streamTotalMaxChars'),
     pingSilenceMs: duration(o.pingSilenceMs, 30_000, 'pingSilenceMs', true),
     pongTimeoutMs: duration(o.pongTimeoutMs, 10_000, 'pongTimeoutMs'),
     typingRefreshMs: duration(o.typingRefreshMs, 3000, 'typingRefreshMs'),

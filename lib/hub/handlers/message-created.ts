@@ -1,8 +1,8 @@
 /** `message.created`: a stream opens (guide §8.1). */
 import type { FrameContext } from './context';
-import { streamFrame } from './stream-frames';
+import { emitStream, streamFrame } from './stream-frames';
 
 export function handleMessageCreated(ctx: FrameContext): void {
   const f = streamFrame(ctx);
-  if (f) ctx.emit('stream', ctx.services.streams.created(f));
+  if (f) emitStream(ctx, ctx.services.streams.created(f));
 }

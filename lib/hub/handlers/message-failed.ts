@@ -1,8 +1,8 @@
 /** `message.failed`: a stream is abandoned; no merged reply will follow (guide §8.3, §14.2). */
 import type { FrameContext } from './context';
-import { streamFrame } from './stream-frames';
+import { emitStream, streamFrame } from './stream-frames';
 
 export function handleMessageFailed(ctx: FrameContext): void {
   const f = streamFrame(ctx);
-  if (f) ctx.emit('stream', ctx.services.streams.end(f, 'failed'));
+  if (f) emitStream(ctx, ctx.services.streams.end(f, 'failed'));
 }

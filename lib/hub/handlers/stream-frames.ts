@@ -2,6 +2,7 @@
  * The four streaming lifecycle downlinks (guide §8): flat payloads keyed by one `message_id`, assembled in memory
  * (no persistence: an offline recipient gets one merged `message.reply` through replay instead, §8.6).
  */
+import type { StreamEvent } from '../events';
 import { id } from '../json';
 import type { StreamFrame } from '../stream-assembler';
 import type { FrameContext } from './context';
@@ -13,4 +14,10 @@ export function streamFrame(ctx: FrameContext): StreamFrame | undefined {
   if (!messageId) throw new Error(`${frame.event} has no payload.message_id`);
   if (ctx.isOwnEcho) return undefined;
   return { messageId, chatId: frame.chatId, sender: frame.sender, originDeviceId: frame.originDeviceId, fromSelf: ctx.fromSelf, payload: frame.payload };
+}
+
+/** The stream event, after the cut (if any) that this frame caused: a stream over a memory bound, on `warning`. */
+export function emitStream(ctx: FrameContext, event: StreamEvent): void {
+  for (const cut of ctx.services.streams.takeCuts()) ctx.emit('warning', cut);
+  ctx.emit('stream', event);
 }

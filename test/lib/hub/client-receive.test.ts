@@ -199,6 +199,35 @@ describe('HubClient: receive path', () => {
       assert.throws(() => stream.append('more'), (e: unknown) => e instanceof HubError && e.code === 'STREAM_CLOSED');
     });
 
+    it('cuts a received stream over streamMaxChars: one STREAM_TOO_LARGE warning, later frames flagged cut', async () => {
+      const alice = await h.connected(h.client(ALICE));
+      const logged: unknown[] = [];
+      const bob = await h.connected(h.client(BOB, { streamMaxChars: 20, logger: { warn: (_m, fields) => logged.push(fields?.code) } }));
+      const events = collect(bob, 'stream');
+      const warnings = collect(bob, 'warning');
+      const stream = alice.openStream({ chatId: CHAT });
+      stream.append('0123456789');
+      stream.append('0123456789');
+      stream.append('overflow');
+      stream.append('more');
+      stream.done();
+      await when(bob, ['stream'], () => events.some((e) => e.phase === 'done'));
+      assert.deepEqual(events.map((e) => [e.phase, e.cut ?? null]), [
+        ['created', null],
+        ['add', null],
+        ['add', null],
+        ['add', 'STREAM_TOO_LARGE'],
+        ['add', 'STREAM_TOO_LARGE'],
+        ['done', 'STREAM_TOO_LARGE'],
+      ]);
+      assert.equal(events[5].text, '01234567890123456789overflowmore', 'the frames still carry the text');
+      const cuts = warnings.filter((w) => w.code === 'STREAM_TOO_LARGE');
+      assert.equal(cuts.length, 1);
+      assert.deepEqual(cuts[0].details, { messageId: stream.messageId, chatId: CHAT, chars: 28, limit: 20 });
+      assert.deepEqual(logged.filter((c) => c === 'STREAM_TOO_LARGE'), ['STREAM_TOO_LARGE']);
+      assert.throws(() => h.client(BOB, { streamTotalMaxChars: 0 }), (e: unknown) => e instanceof HubError && e.code === 'BAD_OPTIONS');
+    });
+
     it('ends an abandoned stream with message.failed', async () => {
       const alice = await h.connected(h.client(ALICE));
       const bob = await h.connected(h.client(BOB));
