@@ -2,8 +2,9 @@
 // against the importing file, so `gateway/nodes/…` (the mesh nodes the gateway tracks) is not confused with `nodes/`
 // (the Node-RED nodes). Tests and benches may import anything; shipped code never imports them.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const ROOT = path.dirname(new URL(import.meta.url).pathname);
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
 
 /** Importer folder → folders it may import (its own is always allowed). */
 export const LAYERS = {
