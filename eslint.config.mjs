@@ -1,6 +1,7 @@
 // Lint what we ship and what tests it; compiled output and third-party code are not ours to lint.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint-layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.demo/**', 'coverage/**', 'test/editor/screenshots/**'] },
@@ -15,6 +16,11 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       'prefer-const': 'error',
     },
+  },
+  {
+    files: ['lib/**/*.ts', 'nodes/**/*.ts', 'gateway/**/*.ts', 'devhub/**/*.ts', 'demo/**/*.ts', 'cli/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/imports': 'error' },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],

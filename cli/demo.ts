@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from './command';
-import { PACKAGE_ROOT } from './node-red-launcher';
+import { PACKAGE_ROOT } from '../demo/node-red-launcher';
 import { DEFAULT_PORTS, DEMO, type DemoPorts } from '../demo/settings';
 
 const HELP = `usage: clawling demo [--port N] [--hub-port N] [--mqtt-port N] [--status-port N] [--dir PATH]

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../cli/node-red-launcher';
+import { PACKAGE_ROOT } from './node-red-launcher';
 
 export const DEMO_FLOW_FILE = path.join(PACKAGE_ROOT, 'examples', 'gateway-demo.json');
 

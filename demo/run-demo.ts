@@ -19,7 +19,7 @@ import { loadExtensionSchemas } from '../gateway/extensions/index';
 import type { HubBridge } from '../gateway/extensions/hub-bridge';
 import { Gateway } from '../gateway/gateway';
 import { createLogger, type Logger } from '../gateway/logger';
-import { launchNodeRed, type RunningNodeRed } from '../cli/node-red-launcher';
+import { launchNodeRed, type RunningNodeRed } from './node-red-launcher';
 import { startDemoBroker, type DemoBroker } from './broker';
 import { demoFlow } from './flow';
 import { DEMO, devHubOptions, gatewayConfig, type DemoPorts } from './settings';

@@ -4,16 +4,10 @@
  */
 export const PROTOCOL_VERSION = '2';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type Envelope = Record<string, unknown>;
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function stringField(obj: Record<string, unknown>, key: string): string | undefined {
-  const value = obj[key];
-  return typeof value === 'string' ? value : undefined;
 }
 
 /** A non-empty string or undefined (the guide treats empty and missing alike for ids). */

@@ -4,7 +4,7 @@
  * lib/mesh's bounded reassembler and the completed frame is decoded; whole frames still pass straight through.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import { FragmentReassembler } from '../lib/mesh/ble-fragment';
+import { FRAGMENT_MAGIC, FRAGMENT_VERSION, FragmentReassembler } from '../lib/mesh/ble-fragment';
 import { decodeFrameWithFormat } from '../lib/mesh/frame';
 import { frameBytesFromInput } from '../lib/mesh/frame-input';
 import { toPlain } from '../lib/mesh/plain';
@@ -24,7 +24,7 @@ interface MeshDecodeMessage extends NodeMessageInFlow {
 const SWEEP_INTERVAL_MS = 5_000;
 
 function isFragment(bytes: Uint8Array): boolean {
-  return bytes.length >= 3 && bytes[0] === 0x4f && bytes[1] === 0x50 && bytes[2] === 0x01;
+  return bytes.length >= 3 && bytes[0] === FRAGMENT_MAGIC[0] && bytes[1] === FRAGMENT_MAGIC[1] && bytes[2] === FRAGMENT_VERSION;
 }
 
 export = function (RED: NodeAPI) {

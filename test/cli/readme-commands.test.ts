@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startDevHub, type DevHub } from '../../devhub';
-import { PACKAGE_ROOT } from '../../cli/node-red-launcher';
+import { PACKAGE_ROOT } from '../../demo/node-red-launcher';
 import { DEFAULT_PORTS, DEMO, devHubOptions } from '../../demo/settings';
 
 const BIN = path.join(__dirname, '..', '..', 'cli', 'clawling.js');

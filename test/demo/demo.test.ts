@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
 import WebSocket from 'ws';
-import { PACKAGE_ROOT } from '../../cli/node-red-launcher';
+import { PACKAGE_ROOT } from '../../demo/node-red-launcher';
 
 const CLI = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
 const FLOW = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'examples', 'gateway-demo.json'), 'utf8')) as Array<{ id: string; type: string; name?: string }>;

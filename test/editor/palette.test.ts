@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../cli/node-red-launcher';
+import { PACKAGE_ROOT } from '../../demo/node-red-launcher';
 import { PACKAGE_NAME, PALETTE_CATEGORY, declaredNodes } from './support/declared-nodes';
 import { itLeftNoBrowserErrors, saveReadmeScreenshot, useEditorSession } from './support/editor-session';
 import { paletteNode } from './support/editor-ui';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../cli/node-red-launcher';
+import { PACKAGE_ROOT } from '../../demo/node-red-launcher';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { fingerprint } = require(path.join(PACKAGE_ROOT, 'scripts', 'build-inputs.js')) as {

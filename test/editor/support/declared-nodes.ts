@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../../cli/node-red-launcher';
+import { PACKAGE_ROOT } from '../../../demo/node-red-launcher';
 
 export const PACKAGE_NAME = '@clawling/node-red-mesh';
 export const PALETTE_CATEGORY = 'clawling';

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { PACKAGE_ROOT, launchNodeRed, type RunningNodeRed } from '../../../cli/node-red-launcher';
+import { PACKAGE_ROOT, launchNodeRed, type RunningNodeRed } from '../../../demo/node-red-launcher';
 import { nodeRedPackage } from '../../support/node-red-package';
 import { launchChromium } from './chromium';
 import { startExampleServices, type ExampleServices } from './example-services';

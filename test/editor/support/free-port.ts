@@ -1,1 +1,1 @@
-export { freePort } from '../../../cli/free-port';
+export { freePort } from '../../../demo/free-port';

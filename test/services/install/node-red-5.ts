@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { freePort } from '../../../cli/free-port';
+import { freePort } from '../../../demo/free-port';
 
 export interface NodeRed {
   url: string;

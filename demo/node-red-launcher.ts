@@ -120,15 +120,3 @@ export async function launchNodeRed(options: NodeRedLaunchOptions): Promise<Runn
       }),
   };
 }
-
-/** Every example flow of the package, each on its own tab, ready to deploy. */
-export function loadExampleFlows(): unknown[] {
-  const dir = path.join(PACKAGE_ROOT, 'examples');
-  if (!fs.existsSync(dir)) return [];
-  const flows: unknown[] = [];
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    const parsed = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as unknown;
-    if (Array.isArray(parsed)) flows.push(...parsed);
-  }
-  return flows;
-}

@@ -1,0 +1,41 @@
+/**
+ * The layer rule in eslint-layers.mjs: imports are resolved against the importing file, so a crossing is caught
+ * whatever the depth, and `gateway/nodes/` is not mistaken for the Node-RED `nodes/`.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { PACKAGE_ROOT } from '../../demo/node-red-launcher';
+
+async function crossings(file: string, code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: PACKAGE_ROOT });
+  const [result] = await eslint.lintText(code, { filePath: path.join(PACKAGE_ROOT, file) });
+  return result.messages.filter((m) => m.ruleId === 'layers/imports').map((m) => m.message);
+}
+
+describe('lint: import layers', function () {
+  this.timeout(60_000);
+
+  it('refuses lib/ importing a face, at any depth', async () => {
+    assert.deepEqual(await crossings('lib/mesh/x.ts', "import { Router } from '../../gateway/router';\nexport const r = Router;\n"), [
+      'lib/ may not import gateway/ (allowed: lib)',
+    ]);
+    assert.equal((await crossings('lib/x.ts', "export { a } from '../nodes/shared/fail';\n")).length, 1);
+  });
+
+  it('keeps nodes/ and gateway/ apart, and tells gateway/nodes/ from nodes/', async () => {
+    assert.equal((await crossings('nodes/x.ts', "import '../gateway/router';\n")).length, 1);
+    assert.equal((await crossings('gateway/extensions/x.ts', "import '../../nodes/shared/fail';\n")).length, 1);
+    assert.deepEqual(await crossings('gateway/extensions/x.ts', "import { NodeTopics } from '../nodes/topics';\nexport const t = NodeTopics;\n"), []);
+  });
+
+  it('lets demo/ use the gateway but never cli/, and require() counts too', async () => {
+    assert.deepEqual(await crossings('demo/x.ts', "import '../gateway/gateway';\n"), []);
+    assert.equal((await crossings('demo/x.ts', "import '../cli/command';\n")).length, 1);
+    assert.equal((await crossings('devhub/x.ts', "export const c = require('../cli/command');\n")).length, 1);
+  });
+
+  it('lets tests import anything', async () => {
+    assert.deepEqual(await crossings('test/x.test.ts', "import '../cli/command';\nimport '../gateway/router';\n"), []);
+  });
+});
