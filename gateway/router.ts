@@ -312,7 +312,7 @@ export class MeshRouter implements MeshApi {
       rx,
     };
     const pending = this.pendingAcks.get(event.ackFor);
-    if (pending && ackSettles(message, { id: event.ackFor, recipient: pending.recipient })) {
+    if (pending && ackSettles(message, { id: event.ackFor, recipient: pending.recipient }, rx.peerAddress)) {
       this.pendingAcks.delete(event.ackFor);
       this.options.clock.clearTimeout(pending.timer);
       pending.resolve(event);

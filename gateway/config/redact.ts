@@ -6,6 +6,23 @@ import type { JsonSchema } from './schema';
 
 export const REDACTED = '[redacted]';
 const SECRET_KEY = /(password|passphrase|token|secret|credential|private_?key)/i;
+// `scheme://user:password@host…`: the password part of a URL's userinfo, whatever key holds the URL.
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):([^/?#@]*)@/i;
+
+/** The URL's password replaced by `[redacted]`; any other string as it is. */
+export function hideUrlPassword(text: string): string {
+  return text.replace(URL_PASSWORD, (_all, head: string, password: string) => (password === '' ? `${head}:@` : `${head}:${REDACTED}@`));
+}
+
+function urlPassword(text: string): string | undefined {
+  const password = URL_PASSWORD.exec(text)?.[2];
+  if (!password) return undefined;
+  try {
+    return decodeURIComponent(password);
+  } catch {
+    return password;
+  }
+}
 
 function redactNode(value: unknown, schema: JsonSchema | undefined): unknown {
   if (Array.isArray(value)) {
@@ -14,7 +31,7 @@ function redactNode(value: unknown, schema: JsonSchema | undefined): unknown {
   }
   if (value === null || typeof value !== 'object') {
     if (schema?.writeOnly === true && value !== null && value !== undefined) return REDACTED;
-    return value;
+    return typeof value === 'string' ? hideUrlPassword(value) : value;
   }
   const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
   const out: Record<string, unknown> = {};
@@ -45,9 +62,10 @@ export function collectSecrets(config: unknown, schema: JsonSchema): string[] {
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(v, props[k], k);
       return;
     }
-    if (typeof value === 'string' && value.length > 0 && (node?.writeOnly === true || (!node && key && SECRET_KEY.test(key)))) {
-      secrets.push(value);
-    }
+    if (typeof value !== 'string' || value.length === 0) return;
+    if (node?.writeOnly === true || (!node && key && SECRET_KEY.test(key))) secrets.push(value);
+    const password = urlPassword(value);
+    if (password !== undefined) secrets.push(password, URL_PASSWORD.exec(value)![2]);
   };
   walk(config, schema);
   return secrets;

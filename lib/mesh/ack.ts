@@ -69,11 +69,14 @@ export function ackTarget(message: MeshMessage): string | undefined {
 
 /**
  * Whether `ack` settles a pending send: it names that send's id (any UUID spelling) and comes from the recipient the
- * send was addressed to. An ACK from anyone else proves nothing about delivery.
+ * send was addressed to. An ACK from anyone else proves nothing about delivery. `sender` is not authenticated, so
+ * when the ACK arrived at hop 0 from a peer whose address the transport verified (`deliveredBy`), that peer must be
+ * the recipient: a neighbour cannot settle a send by claiming to be someone else one hop away.
  */
-export function ackSettles(ack: MeshMessage, pending: { id: MessageIdLike | string; recipient: string }): boolean {
+export function ackSettles(ack: MeshMessage, pending: { id: MessageIdLike | string; recipient: string }, deliveredBy?: string): boolean {
   const target = ackTarget(ack);
   if (target === undefined || ack.sender !== pending.recipient) return false;
+  if (ack.hop_count === 0 && deliveredBy !== undefined && deliveredBy !== ack.sender) return false;
   try {
     const acked = MessageId.parse(target);
     const id = typeof pending.id === 'string' ? MessageId.parse(pending.id) : pending.id;

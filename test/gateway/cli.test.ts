@@ -49,6 +49,13 @@ describe('clawling gateway (CLI)', function () {
     assert.match(r.stderr, /warning: CLAWLING_MQTT_TYPO names no setting/);
   });
 
+  it('--print-config hides a password written inside a URL', () => {
+    const r = run(['--print-config'], { CLAWLING_MQTT_URL: 'mqtt://gw:s3cr%40t!@127.0.0.1:1883', CLAWLING_GATEWAY_STATE_DIR: dir });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(!r.stdout.includes('s3cr'), r.stdout);
+    assert.match(r.stdout, /url: "?mqtt:\/\/gw:\[redacted\]@127\.0\.0\.1:1883"?/);
+  });
+
   it('runs, publishes online, and on SIGTERM publishes offline and exits 0', async () => {
     const broker = await startBroker();
     const rec = await Recorder.connect(broker.url, ['clawling/cli/bridge/state']);

@@ -4,64 +4,16 @@
  * writes on stop. A fake radio and a manual clock make every retry time exact.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { deriveAddress } from '../../../lib/mesh/address';
-import { MessageId } from '../../../lib/mesh/message-id';
-import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
-import { TypedEmitter } from '../../../lib/typed-emitter';
-import { EventBus } from '../../../gateway/bus';
-import { loadConfig } from '../../../gateway/config/load-config';
-import { silentLogger } from '../../../gateway/logger';
-import { Metrics } from '../../../gateway/metrics';
-import { MeshRouter } from '../../../gateway/router';
-import { RadioError, type Radio, type RadioEvents, type RadioPeer, type RadioStatus } from '../../../gateway/radios/radio';
-import { ManualClock } from '../radios/support/manual-clock';
+import type { RadioPeer } from '../../../gateway/radios/radio';
+import { newAddress, routerOn } from './support';
 
-const PEER: RadioPeer = { id: 'peer-1', address: deriveAddress(randomBytes(32)), wireVersions: [1], connected: true };
-
-/** A radio whose queue is full for the first `fullFor` writes; records when each write was tried. */
-class FullQueueRadio extends TypedEmitter<RadioEvents> implements Radio {
-  readonly id = 'r1';
-  readonly kind = 'simulated' as const;
-  readonly tries: number[] = [];
-  readonly written: Uint8Array[] = [];
-
-  constructor(
-    private readonly clock: ManualClock,
-    public fullFor: number,
-  ) {
-    super((err) => {
-      throw err;
-    });
-  }
-
-  async open(): Promise<void> {}
-  async close(): Promise<void> {}
-  peers(): RadioPeer[] {
-    return [PEER];
-  }
-  status(): RadioStatus {
-    return { radioId: this.id, state: 'ready', peers: 1 };
-  }
-  async send(_peerId: string, frame: Uint8Array): Promise<void> {
-    this.tries.push(this.clock.now());
-    if (this.tries.length <= this.fullFor) throw new RadioError('QUEUE_FULL', 'peer queue full');
-    this.written.push(frame);
-  }
-}
+const PEER: RadioPeer = { id: 'peer-1', address: newAddress(), wireVersions: [1], connected: true };
 
 function setup(fullFor: number) {
-  const clock = new ManualClock(0);
-  const radio = new FullQueueRadio(clock, fullFor);
-  const metrics = new Metrics();
-  const { config } = loadConfig({ text: 'radios: []\n', env: {} });
-  const address = deriveAddress(randomBytes(32));
-  const router = new MeshRouter({ address, appId: 'test', radios: [radio], bus: new EventBus(silentLogger()), logger: silentLogger(), metrics, clock, mesh: config.mesh });
-  router.start();
-  const message = (): MeshMessage =>
-    createMessage({ id: MessageId.random(), sender: address, recipient: PEER.address!, app_id: 'test', priority: 'medium', ttl: 8, hop_count: 0, timestamp: 1n, content: 'hello', requires_ack: false });
-  const sendErrors = (): number => metrics.counter('clawling_gateway_radio_send_errors_total', '').get({ radio: 'r1', code: 'QUEUE_FULL' });
-  return { clock, radio, router, message, sendErrors };
+  const r = routerOn([PEER], fullFor);
+  const message = () => r.message(PEER.address!);
+  const sendErrors = (): number => r.metrics.counter('clawling_gateway_radio_send_errors_total', '').get({ radio: 'r1', code: 'QUEUE_FULL' });
+  return { ...r, message, sendErrors };
 }
 
 describe('MeshRouter: QUEUE_FULL park and retry', () => {
