@@ -129,7 +129,8 @@ async function tail(values: Values, io: CliIo): Promise<number> {
   // Backpressure end to end: when stdout is backed up (a slow pipe, a terminal), the client stops reading the hub
   // until it drains, so a flood waits in the hub and not in this process.
   let hold: (() => void) | undefined;
-  io.stdout.on('error', () => undefined);
+  // The reader went away (`clawling hub tail | head -1`): stop quietly, as `cat` and `grep` do.
+  const readerGone = new Promise<void>((resolve) => io.stdout.on('error', () => resolve()));
   const print = (text: string): void => {
     if (io.stdout.write(text) || hold) return;
     hold = client.holdReceive();
@@ -150,10 +151,10 @@ async function tail(values: Values, io: CliIo): Promise<number> {
   });
   const signal = interrupted();
   client.start();
-  const outcome = await Promise.race([authFailed.then(() => 'auth' as const), signal.promise.then(() => 'stop' as const)]);
+  const outcome = await Promise.race([authFailed.then(() => 'auth' as const), signal.promise.then(() => 'stop' as const), readerGone.then(() => 'gone' as const)]);
   signal.dispose();
   await client.stop();
-  await write(io.stdout, '').catch(() => undefined);
+  if (outcome !== 'gone') await write(io.stdout, '').catch(() => undefined);
   store.close();
   if (outcome === 'auth') {
     io.stderr.write(AUTH_MESSAGE);

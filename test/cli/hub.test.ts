@@ -104,6 +104,23 @@ describe('clawling hub', function () {
     assert.deepEqual([out.event, out.code, out.chat_id], ['message.error', 'chat_not_found', 'chat-missing']);
   });
 
+  it('tail ends quietly with exit 0 when its reader goes away (| head -1)', async () => {
+    const r = run(['tail', ...common(), '--user-id', 'usr_bob', '--device-id', 'tail-1', '--chat', 'chat-ab'], { HUB_TOKEN: 'tok-bob' });
+    await r.line((l) => l.includes('"state":"connected"'));
+    r.child.stdout.destroy();
+    const alice = new HubClient({ url: hub.wsUrl, token: 'tok-alice', userId: 'usr_alice', deviceId: 'alice-1', pingSilenceMs: 0 });
+    alice.start();
+    try {
+      // Each message makes tail write into the closed pipe; the first such write ends it.
+      const sending = setInterval(() => alice.send({ chatId: 'chat-ab', text: 'for nobody' }), 100);
+      const code = await r.exit.finally(() => clearInterval(sending));
+      assert.equal(code, 0);
+      assert.equal(r.stderr(), '');
+    } finally {
+      await alice.stop();
+    }
+  });
+
   it('exits 3 with one line when the token is refused, for send and tail alike', async () => {
     for (const verb of ['send', 'tail']) {
       const extra = verb === 'send' ? ['--chat', 'chat-ab', '--text', 'x'] : [];
