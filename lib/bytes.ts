@@ -105,6 +105,16 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && compareBytes(a, b) === 0;
 }
 
+/**
+ * A copy that owns its memory. `Buffer#slice` returns a view, so `data.slice()` on a Buffer (what radios and
+ * sockets hand over) would keep the caller's whole source buffer alive for as long as the copy is held.
+ */
+export function ownBytes(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  out.set(bytes);
+  return out;
+}
+
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   let total = 0;
   for (const p of parts) total += p.length;

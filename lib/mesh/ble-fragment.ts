@@ -13,7 +13,7 @@
  * concurrent assemblies, idle time) is checked before memory is committed, so a peer cannot grow it past
  * `maxAssemblies × maxMessageBytes` however it shapes its writes.
  */
-import { concatBytes, utf8DecodeExact, utf8Encode } from '../bytes';
+import { concatBytes, ownBytes, utf8DecodeExact, utf8Encode } from '../bytes';
 import { MeshDecodeError, MeshEncodeError } from './errors';
 import { monotonicNow, nonNegativeOption, positiveIntegerOption } from './options';
 
@@ -302,7 +302,7 @@ export class FragmentReassembler {
       if (data.length > this.maxMessageBytes) throw this.reject(oversize(messageId, data.length, this.maxMessageBytes));
       this.tally.fragments++;
       this.tally.completed++;
-      return { status: 'complete', messageId, frame: data.slice() };
+      return { status: 'complete', messageId, frame: ownBytes(data) };
     }
 
     let assembly = this.assemblies.get(messageId);
@@ -327,7 +327,7 @@ export class FragmentReassembler {
       this.drop(messageId, assembly, 'oversize');
       throw this.reject(oversize(messageId, grown, this.maxMessageBytes));
     }
-    assembly.parts[index] = data.slice();
+    assembly.parts[index] = ownBytes(data);
     this.buffered += grown - assembly.bytes;
     assembly.bytes = grown;
     assembly.lastSeenAt = now;

@@ -94,7 +94,7 @@ describe('chunked-file', () => {
     assert.equal(MAX_FILE_ASSEMBLIES, 32);
     assert.equal(MAX_FILE_ASSEMBLIES_PER_SENDER, 16);
     assert.equal(MAX_BUFFERED_FILE_BYTES, 128 * 1024 * 1024);
-    assert.equal(FILE_CHUNK_OVERHEAD_BYTES, 64);
+    assert.equal(FILE_CHUNK_OVERHEAD_BYTES, 256);
     assert.equal(FILE_STALE_MS, 300_000);
     assert.equal(MAX_FILE_TOMBSTONES, 1024);
     assert.equal(new FileReassembler().bufferedBytes, 0);
@@ -276,7 +276,7 @@ describe('chunked-file', () => {
       const common = { file_id: 'dup', file_size: 20n, total_chunks: 2, file_checksum: sha256(good) };
       r.push(chunkMessage({ ...common, chunk_index: 0, chunk_data: fileOf(10, 99) }));
       r.push(chunkMessage({ ...common, chunk_index: 0, chunk_data: good.subarray(0, 10) }));
-      assert.equal(r.bufferedBytes, 10 + 64);
+      assert.equal(r.bufferedBytes, 10 + FILE_CHUNK_OVERHEAD_BYTES);
       assert.deepEqual(complete(r.push(chunkMessage({ ...common, chunk_index: 1, chunk_data: good.subarray(10) }))).data, good);
     });
 
@@ -297,22 +297,23 @@ describe('chunked-file', () => {
       assert.equal(r.push(twoChunks('other', 10, 'polite')[0]).status, 'progress');
     });
 
-    it('caps buffered bytes (plus 64 per chunk) and drops the transfer that would overflow', () => {
-      // maxFileSize 10 000 gives a floor of 10 000 + 1024 × 64 = 75 536 bytes, whatever is asked for.
-      const r = new FileReassembler({ maxFileSize: 10_000, maxBufferedBytes: 1 });
-      for (let i = 0; i < 14; i++) r.push(twoChunks(`b${i}`, 5000, `s${i}`)[0]);
-      assert.equal(r.bufferedBytes, 14 * 5064);
-      refused(() => r.push(twoChunks('b14', 5000, 's14')[0]), 'FILE_BUFFER_EXHAUSTED', true);
+    it('caps buffered bytes (plus the per-chunk charge) and drops the transfer that would overflow', () => {
+      // maxFileSize 100 000 gives a floor of 100 000 + 1024 × 256 = 362 144 bytes, whatever is asked for.
+      const r = new FileReassembler({ maxFileSize: 100_000, maxBufferedBytes: 1 });
+      const held = 25_000 + FILE_CHUNK_OVERHEAD_BYTES;
+      for (let i = 0; i < 14; i++) r.push(twoChunks(`b${i}`, 25_000, `s${i}`)[0]);
+      assert.equal(r.bufferedBytes, 14 * held);
+      refused(() => r.push(twoChunks('b14', 25_000, 's14')[0]), 'FILE_BUFFER_EXHAUSTED', true);
       // An existing transfer whose next chunk overflows is dropped whole, freeing its bytes.
-      const small = { file_id: 'small', file_size: 9000n, total_chunks: 3, file_checksum: 'x' };
+      const small = { file_id: 'small', file_size: 90_000n, total_chunks: 3, file_checksum: 'x' };
       r.push(chunkMessage({ ...small, chunk_index: 0, chunk_data: fileOf(100) }, 'z'));
       refused(
-        () => r.push(chunkMessage({ ...small, chunk_index: 1, chunk_data: fileOf(4500) }, 'z')),
+        () => r.push(chunkMessage({ ...small, chunk_index: 1, chunk_data: fileOf(45_000) }, 'z')),
         'FILE_BUFFER_EXHAUSTED',
         true,
       );
       assert.equal(r.progress('small'), undefined);
-      assert.equal(r.bufferedBytes, 14 * 5064);
+      assert.equal(r.bufferedBytes, 14 * held);
     });
 
     it('still completes a maximum-size file when the budget was set too low', () => {
