@@ -124,6 +124,7 @@ export class HubBridge extends Extension {
       logger,
       maxFetchBytes: cfg.files.max_fetch_bytes,
       fetchTimeoutMs: cfg.files.fetch_timeout_ms,
+      fetchDeadlineMs: cfg.files.fetch_deadline_ms,
       chunkProfile: cfg.files.chunk_profile,
       now: () => clock.now(),
     });

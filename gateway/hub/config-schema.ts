@@ -93,6 +93,13 @@ export const HUB_CONFIG_SCHEMA: JsonSchema = {
         max_upload_bytes: { type: 'integer', minimum: 1, maximum: 104857600, default: 16777216, description: 'Largest mesh file uploaded to the hub.' },
         max_fetch_bytes: { type: 'integer', minimum: 1, maximum: 104857600, default: 1048576, description: 'Largest hub media fetched and chunked into the mesh.' },
         fetch_timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 30000 },
+        fetch_deadline_ms: {
+          type: 'integer',
+          minimum: 100,
+          maximum: 3600000,
+          default: 120000,
+          description: 'Longest a hub media fetch may take in all, however steadily the server sends (the idle timeout is fetch_timeout_ms).',
+        },
         chunk_profile: {
           enum: ['ble', 'reticulum', 'default', 'wifiDirect', 'internet', 'nostr'],
           default: 'ble',
@@ -152,6 +159,6 @@ export interface HubSettings {
   sender_names: Record<string, string>;
   mesh_to_hub: MeshToHubRuleSettings[];
   hub_to_mesh: HubToMeshRuleSettings[];
-  files: { max_upload_bytes: number; max_fetch_bytes: number; fetch_timeout_ms: number; chunk_profile: ChunkProfileSetting };
+  files: { max_upload_bytes: number; max_fetch_bytes: number; fetch_timeout_ms: number; fetch_deadline_ms: number; chunk_profile: ChunkProfileSetting };
   to_mesh: { queue_max_entries: number; concurrency: number; max_attempts: number; retry_min_ms: number; retry_max_ms: number; max_text_bytes: number };
 }

@@ -13,9 +13,9 @@ export interface FetchedMedia {
 
 /**
  * Codes: `MEDIA_BAD_URL`, `MEDIA_TOO_LARGE` (details.limit), `MEDIA_HTTP` (details.status; `retryable` for 5xx, 408
- * and 429), `MEDIA_TIMEOUT`, `MEDIA_NETWORK`. `details.retryable` says whether a later attempt can succeed.
+ * and 429), `MEDIA_TIMEOUT`, `MEDIA_DEADLINE`, `MEDIA_NETWORK`. `details.retryable` says whether a later attempt can succeed.
  */
-export async function fetchMedia(url: string, options: { maxBytes: number; timeoutMs: number; signal?: AbortSignal }): Promise<FetchedMedia> {
+export async function fetchMedia(url: string, options: { maxBytes: number; timeoutMs: number; deadlineMs?: number; signal?: AbortSignal }): Promise<FetchedMedia> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -39,6 +39,13 @@ export async function fetchMedia(url: string, options: { maxBytes: number; timeo
     timer.unref();
   };
   arm();
+  // The idle timer alone lets a server that drips a byte now and then hold the job forever.
+  let pastDeadline = false;
+  const deadline = options.deadlineMs === undefined ? undefined : setTimeout(() => {
+    pastDeadline = true;
+    controller.abort();
+  }, options.deadlineMs);
+  deadline?.unref();
   try {
     const res = await fetch(parsed, { signal: controller.signal, redirect: 'follow' });
     if (!res.ok) {
@@ -68,11 +75,13 @@ export async function fetchMedia(url: string, options: { maxBytes: number; timeo
     return { data: Buffer.concat(parts, total), mime: type ? type.split(';')[0]!.trim() || undefined : undefined };
   } catch (err) {
     if (err instanceof HubBridgeError) throw err;
+    if (pastDeadline) throw new HubBridgeError('MEDIA_DEADLINE', `the media did not arrive within ${options.deadlineMs} ms`, { retryable: true });
     if (timedOut) throw new HubBridgeError('MEDIA_TIMEOUT', `no data from the media server for ${options.timeoutMs} ms`, { retryable: true });
     if (options.signal?.aborted) throw new HubBridgeError('MEDIA_ABORTED', 'the fetch was cancelled', { retryable: true });
     throw new HubBridgeError('MEDIA_NETWORK', `the media could not be fetched: ${(err as Error).message}`, { retryable: true });
   } finally {
     clearTimeout(timer);
+    clearTimeout(deadline);
     options.signal?.removeEventListener('abort', onAbort);
   }
 }

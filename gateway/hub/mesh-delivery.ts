@@ -22,6 +22,7 @@ export interface MeshDeliveryOptions {
   logger: Logger;
   maxFetchBytes: number;
   fetchTimeoutMs: number;
+  fetchDeadlineMs?: number;
   chunkProfile: ChunkProfileSetting;
   /** Sends of one chunk without an ACK before the job's attempt counts as failed. */
   chunkTries?: number;
@@ -74,7 +75,7 @@ export class MeshDelivery {
       if (ref.size !== undefined && ref.size > this.o.maxFetchBytes) return this.note(job, index, ref, `larger than ${this.o.maxFetchBytes} bytes`);
       let fetched;
       try {
-        fetched = await fetchMedia(ref.url, { maxBytes: this.o.maxFetchBytes, timeoutMs: this.o.fetchTimeoutMs, signal });
+        fetched = await fetchMedia(ref.url, { maxBytes: this.o.maxFetchBytes, timeoutMs: this.o.fetchTimeoutMs, deadlineMs: this.o.fetchDeadlineMs, signal });
       } catch (err) {
         const e = err as HubBridgeError;
         this.o.logger.debug({ code: e.code, hub_message_id: job.hubMessageId }, 'hub media fetch failed');

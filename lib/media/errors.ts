@@ -28,6 +28,8 @@ export type MediaErrorCode =
   /** The service's certificate does not verify (unknown CA, wrong name, expired): a setting to fix, never retried. */
   | 'TLS_FAILED'
   | 'TIMEOUT'
+  /** The upload's total deadline (`deadlineMs`) passed: a server slower than that is treated as hostile, not retried. */
+  | 'DEADLINE'
   | 'ABORTED'
   | 'SOURCE_UNREADABLE'
   | 'SOURCE_SIZE_MISMATCH'

@@ -49,6 +49,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 
 export function abortError(signal: AbortSignal | undefined): MediaError {
   const reason: unknown = signal?.reason;
+  // Our own deadline aborts with the error to report.
+  if (reason instanceof MediaError) return reason;
   const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : '';
   return new MediaError('ABORTED', `upload cancelled${why}`, {}, { cause: reason });
 }

@@ -25,6 +25,11 @@ import { exchange } from './transport';
 /** §15.5's default `media.max_size_bytes`. */
 export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * The whole upload, retries and their waits included. The idle timeout alone lets a server that drips a byte now
+ * and then hold a job forever; 15 minutes carries the 100 MiB cap over a 1 Mbit/s uplink.
+ */
+export const DEFAULT_DEADLINE_MS = 15 * 60_000;
 
 export interface UploadProgress {
   /** File bytes handed to the socket in this attempt. */
@@ -64,6 +69,8 @@ export interface UploadOptions {
   onWarning?: (warning: MediaWarning) => void;
   /** Idle time on the connection before an attempt fails with `TIMEOUT`. Default 30 s. */
   timeoutMs?: number;
+  /** The whole upload, every attempt and wait included, before it fails with `DEADLINE`. Default 15 min. */
+  deadlineMs?: number;
   /** For a proxy or a private CA: an `http.Agent`/`https.Agent` of the caller's. */
   agent?: http.Agent;
   /** Add width, height and duration from the file's headers. Default true. */
@@ -135,12 +142,17 @@ export async function uploadMediaDetailed(source: MediaSource, options: UploadOp
   checkWhole('size', options.size, 0);
   checkWhole('timeoutMs', options.timeoutMs, 1);
   const retry = resolveRetry(options.retry);
-  const signal = options.signal;
-  if (signal?.aborted) throw abortError(signal);
+  checkWhole('deadlineMs', options.deadlineMs, 1);
+  if (options.signal?.aborted) throw abortError(options.signal);
   // Before opening anything: a size the caller declared for a stream can be refused on its own.
   if (options.size !== undefined && options.size > maxBytes) throw tooLarge(options.size, maxBytes);
 
   const opened = await openSource(source, options.size);
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(() => deadline.abort(new MediaError('DEADLINE', `the upload did not finish within ${deadlineMs} ms`)), deadlineMs);
+  deadlineTimer.unref();
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   try {
     const size = opened.size;
     if (size !== undefined && size > maxBytes) throw tooLarge(size, maxBytes);
@@ -197,7 +209,7 @@ export async function uploadMediaDetailed(source: MediaSource, options: UploadOp
         if (!(err instanceof MediaError)) throw err;
         failure = err;
       }
-      if (failure.code === 'ABORTED' || !failure.retryable || attempt > retry.retries || !opened.canReplay()) {
+      if (failure.code === 'ABORTED' || failure.code === 'DEADLINE' || !failure.retryable || attempt > retry.retries || !opened.canReplay()) {
         throw failure.withAttempts(attempt);
       }
       const delayMs = backoffDelay(attempt, retry, retryAfterMs);
@@ -205,6 +217,7 @@ export async function uploadMediaDetailed(source: MediaSource, options: UploadOp
       await sleep(delayMs, signal);
     }
   } finally {
+    clearTimeout(deadlineTimer);
     await opened.close();
   }
 }

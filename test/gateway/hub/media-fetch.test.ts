@@ -37,6 +37,19 @@ describe('gateway/hub/media-fetch', () => {
           res.writeHead(404);
           res.end();
           return;
+        case '/drip': {
+          // A byte every 50 ms for 2 s: never idle long enough for the idle timeout.
+          res.writeHead(200);
+          let sent = 0;
+          const timer = setInterval(() => {
+            if (++sent === 40) {
+              clearInterval(timer);
+              res.end('x');
+            } else res.write('x');
+          }, 50);
+          res.on('close', () => clearInterval(timer));
+          return;
+        }
         case '/stall':
           res.writeHead(200);
           res.write('x');
@@ -80,6 +93,7 @@ describe('gateway/hub/media-fetch', () => {
     assert.deepEqual(await code(fetchMedia(`${base}/down`, { maxBytes: 10, timeoutMs: 5000 })), { code: 'MEDIA_HTTP', retryable: true });
     assert.deepEqual(await code(fetchMedia(`${base}/gone`, { maxBytes: 10, timeoutMs: 5000 })), { code: 'MEDIA_HTTP', retryable: false });
     assert.deepEqual(await code(fetchMedia(`${base}/stall`, { maxBytes: 10, timeoutMs: 100 })), { code: 'MEDIA_TIMEOUT', retryable: true });
+    assert.deepEqual(await code(fetchMedia(`${base}/drip`, { maxBytes: 100, timeoutMs: 1000, deadlineMs: 300 })), { code: 'MEDIA_DEADLINE', retryable: true });
     assert.deepEqual(await code(fetchMedia('file:///etc/passwd', { maxBytes: 10, timeoutMs: 100 })), { code: 'MEDIA_BAD_URL', retryable: false });
     assert.deepEqual(await code(fetchMedia('not a url', { maxBytes: 10, timeoutMs: 100 })), { code: 'MEDIA_BAD_URL', retryable: false });
   });
