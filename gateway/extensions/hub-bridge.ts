@@ -209,7 +209,7 @@ export class HubBridge extends Extension {
       if (e.delivery && this.uploads!.has(hubId)) this.uploads!.attach(hubId, this.hold(e));
       return;
     }
-    const plan = planMeshToHub(message, { label: rule.label, names: this.settings.senderNames });
+    const plan = planMeshToHub(message, e.senderVerified, { label: rule.label, unverified: rule.unverified, names: this.settings.senderNames });
     if ('skip' in plan) {
       this.c.skipped.inc({ reason: plan.skip });
       return;
@@ -240,7 +240,7 @@ export class HubBridge extends Extension {
    * whole, only once the file's hub message is acknowledged.
    */
   private onChunk(e: MeshMessageEvent, rule: MeshToHubRule): void {
-    const skip = meshSkipReason(e.message);
+    const skip = meshSkipReason(e.message) ?? (rule.unverified === 'skip' ? 'unverified_sender' : undefined);
     if (skip !== undefined) {
       this.c.skipped.inc({ reason: skip });
       return;
@@ -278,7 +278,8 @@ export class HubBridge extends Extension {
   }
 
   private sendFile(file: WholeFile, rule: MeshToHubRule | undefined, hubId: string, settle: Settle | undefined): void {
-    const chatId = rule?.chatId ?? this.routeOfFile(file)?.chatId;
+    const route = rule ?? this.routeOfFile(file);
+    const chatId = route?.chatId;
     if (chatId === undefined) {
       // The rules changed since the file arrived: nothing to send it to any more.
       this.intake!.release(file.fileId);
@@ -290,7 +291,7 @@ export class HubBridge extends Extension {
       {
         chatId,
         messageId: hubId,
-        fragments: fileCaption(file.sender, { label: rule?.label ?? this.routeOfFile(file)?.label ?? 'name', names: this.settings.senderNames }),
+        fragments: fileCaption(file.sender, { label: route?.label ?? 'name', unverified: route?.unverified ?? 'mark', names: this.settings.senderNames }),
         data: file.data,
         name: file.fileName,
         mime: file.mediaMetadata?.mime_type,

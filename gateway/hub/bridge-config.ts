@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { identifierProblem } from '../../lib/mesh/identifier';
-import type { HubSettings, HubToMeshRuleSettings, MeshToHubRuleSettings } from './config-schema';
+import type { HubSettings, HubToMeshRuleSettings, MeshToHubRuleSettings, UnverifiedSenderSetting } from './config-schema';
 import { HubBridgeError } from './errors';
 
 export interface MeshToHubRule {
@@ -18,6 +18,7 @@ export interface MeshToHubRule {
   recipient: string;
   sender: string | undefined;
   label: 'name' | 'none';
+  unverified: UnverifiedSenderSetting;
 }
 
 export interface HubToMeshRule {
@@ -82,7 +83,7 @@ function meshToHub(rule: MeshToHubRuleSettings, i: number, problems: string[]): 
   appIds.forEach((a, j) => identifier(a, `${where}.app_id${Array.isArray(rule.app_id) ? `[${j}]` : ''}`, problems));
   if (rule.recipient !== 'gateway' && rule.recipient !== '*') identifier(rule.recipient, `${where}.recipient`, problems);
   if (rule.sender !== null) identifier(rule.sender, `${where}.sender`, problems);
-  return { chatId: rule.chat_id, appIds: new Set(appIds), recipient: rule.recipient, sender: rule.sender ?? undefined, label: rule.label };
+  return { chatId: rule.chat_id, appIds: new Set(appIds), recipient: rule.recipient, sender: rule.sender ?? undefined, label: rule.label, unverified: rule.unverified };
 }
 
 function hubToMesh(rule: HubToMeshRuleSettings, i: number, gatewayAppId: string, problems: string[]): HubToMeshRule {

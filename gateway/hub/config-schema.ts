@@ -37,6 +37,12 @@ const MESH_TO_HUB_RULE: JsonSchema = {
       default: 'name',
       description: "'name' starts the text with the sender's name (sender_names, else a short address); 'none' sends the content as it is.",
     },
+    unverified: {
+      enum: ['mark', 'bridge', 'skip'],
+      default: 'mark',
+      description:
+        "Messages whose sender is not proven (sender_verified false): 'mark' adds ' (unverified)' to the name label, 'bridge' takes them as they are, 'skip' leaves them out of the hub.",
+    },
   },
 };
 
@@ -131,7 +137,10 @@ export interface MeshToHubRuleSettings {
   recipient: string;
   sender: string | null;
   label: 'name' | 'none';
+  unverified: UnverifiedSenderSetting;
 }
+
+export type UnverifiedSenderSetting = 'mark' | 'bridge' | 'skip';
 
 export interface HubToMeshRuleSettings {
   chat_id: string;

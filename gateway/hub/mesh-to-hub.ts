@@ -2,8 +2,8 @@
  * A mesh message as a hub message (docs/hub-bridge.md "Mesh → hub"): text content becomes a text fragment (after the
  * sender's name when the rule labels), a reply refers to the bridged id of the message replied to, and media either
  * points at the mesh message's own `download_url` or is uploaded from its `binary_content`. The result depends only
- * on the message and the configuration, never on which gateway heard it, so every gateway produces the same hub
- * message (and the recipients' dedup sees one).
+ * on the message, the configuration and whether its sender was proven, so gateways produce the same hub message (one
+ * that heard a node direct may mark it verified where a relay's gateway does not; the hub keeps the first).
  *
  * Protocol traffic is never bridged: control content, sealed payloads (`__MLS_ENC__…`, which the gateway must relay
  * opaquely and cannot read) and messages a bridge re-originated from a hub (metadata `hub_message_id`), which would
@@ -13,6 +13,7 @@ import type { JsonObject } from '../../lib/hub/json';
 import type { ReplyTarget } from '../../lib/hub/compose';
 import { isInternalContent } from '../../lib/mesh/control-prefixes';
 import type { ContentType, MeshMessage } from '../../lib/mesh/message';
+import type { UnverifiedSenderSetting } from './config-schema';
 import { hubMessageIdFor } from './message-ids';
 
 /** Metadata a bridge writes on the mesh messages it re-originates from a hub. */
@@ -21,7 +22,16 @@ export const HUB_CHAT_ID_KEY = 'hub_chat_id';
 export const HUB_SENDER_KEY = 'hub_sender';
 export const HUB_SENDER_NAME_KEY = 'hub_sender_name';
 
-export type MeshSkipReason = 'control' | 'sealed' | 'from_hub' | 'empty' | 'encrypted_media';
+export type MeshSkipReason = 'control' | 'sealed' | 'from_hub' | 'empty' | 'encrypted_media' | 'unverified_sender';
+
+/** How a rule presents a message: its label, what it does with an unproven sender, the display names. */
+export interface PlanOptions {
+  label: 'name' | 'none';
+  unverified: UnverifiedSenderSetting;
+  names: ReadonlyMap<string, string>;
+}
+
+const UNVERIFIED_MARK = ' (unverified)';
 
 export type HubMediaKind = 'image' | 'video' | 'audio' | 'file';
 
@@ -50,6 +60,13 @@ export function shortId(id: string): string {
 
 export function senderLabel(sender: string, names: ReadonlyMap<string, string>): string {
   return names.get(sender) ?? shortId(sender);
+}
+
+/** The label the text starts with, if any: a name the mesh did not prove says so unless the rule says otherwise. */
+function labelFor(sender: string, verified: boolean, options: PlanOptions): string | undefined {
+  if (options.label !== 'name') return undefined;
+  const name = senderLabel(sender, options.names);
+  return !verified && options.unverified === 'mark' ? name + UNVERIFIED_MARK : name;
 }
 
 export function meshSkipReason(message: MeshMessage): MeshSkipReason | undefined {
@@ -94,13 +111,11 @@ function linkFragment(message: MeshMessage, kind: HubMediaKind): JsonObject | un
  * Everything but chunked files (`file_chunk` goes through the file intake, one hub message per whole file).
  * Returns the skip reason for what must not or cannot be bridged.
  */
-export function planMeshToHub(
-  message: MeshMessage,
-  options: { label: 'name' | 'none'; names: ReadonlyMap<string, string> },
-): MeshToHubPlan | { skip: MeshSkipReason } {
+export function planMeshToHub(message: MeshMessage, senderVerified: boolean, options: PlanOptions): MeshToHubPlan | { skip: MeshSkipReason } {
   const skip = meshSkipReason(message);
   if (skip !== undefined) return { skip };
-  const label = options.label === 'name' ? senderLabel(message.sender, options.names) : undefined;
+  if (!senderVerified && options.unverified === 'skip') return { skip: 'unverified_sender' };
+  const label = labelFor(message.sender, senderVerified, options);
   const plan: MeshToHubPlan = { messageId: hubMessageIdFor(message.id), fragments: [] };
   const reply = replyTarget(message, options.names);
   if (reply !== undefined) plan.replyTo = reply;
@@ -130,7 +145,12 @@ export function planMeshToHub(
   return plan;
 }
 
-/** The text that goes with a whole file from the mesh (the label alone, or nothing). */
-export function fileCaption(sender: string, options: { label: 'name' | 'none'; names: ReadonlyMap<string, string> }): JsonObject[] {
-  return options.label === 'name' ? textFragments('', senderLabel(sender, options.names)) : [];
+/**
+ * The text that goes with a whole file from the mesh (the label alone, or nothing). A file is put together from
+ * frames that may each have come another way, and their proofs are not kept with the stored chunks: its sender
+ * always counts as unverified.
+ */
+export function fileCaption(sender: string, options: PlanOptions): JsonObject[] {
+  const label = labelFor(sender, false, options);
+  return label === undefined ? [] : textFragments('', label);
 }

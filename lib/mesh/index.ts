@@ -51,6 +51,7 @@ export * from './control-prefixes';
 export * from './canonical-payload';
 export * from './control-signature';
 export * from './control-gate';
+export * from './sender-verified';
 export * from './ack';
 export * from './forwarding';
 export * from './dedup';

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { encodeFragments } from '../../lib/mesh/ble-fragment';
+import { generateControlIdentity, signControlMessage } from '../../lib/mesh/control-signature';
 import { encodeFrame } from '../../lib/mesh/frame';
 import { LAMPORT_CLOCK_MAX } from '../../lib/mesh/message';
 import { baseMessage, fullMessage } from '../lib/mesh/fixtures';
@@ -127,6 +128,27 @@ describe('mesh-decode node', function () {
     const [whole, assembled] = await outs;
     assert.equal((whole.payload as { content: string }).content, '');
     assert.equal((assembled.payload as { content: string }).content.length, 500);
+  });
+
+  it('says whether the sender is proven: a signed control message, or a direct frame from the peer the flow vouches for', async () => {
+    const n = await load();
+    const alice = generateControlIdentity();
+    const direct = baseMessage({ sender: alice.address, content: 'hello' });
+    const relayed = baseMessage({ sender: alice.address, content: 'hello', hop_count: 1 });
+    const signed = signControlMessage(baseMessage({ sender: alice.address, recipient: 'bob', content: '__CONN_REQ__{}', hop_count: 3 }), alice.privateKey);
+    const forged = { ...signed, sender: generateControlIdentity().address };
+    const cases: Array<[string, Record<string, unknown>, boolean]> = [
+      ['no peer address', { payload: Buffer.from(encodeFrame(direct, 'binary')) }, false],
+      ['hop 0 from that peer', { payload: Buffer.from(encodeFrame(direct, 'binary')), peerAddress: alice.address }, true],
+      ['hop 0 from another peer', { payload: Buffer.from(encodeFrame(direct, 'binary')), peerAddress: generateControlIdentity().address }, false],
+      ['relayed, peer address equal to the sender', { payload: Buffer.from(encodeFrame(relayed, 'binary')), peerAddress: alice.address }, false],
+      ['signed control, relayed', { payload: Buffer.from(encodeFrame(signed, 'json')) }, true],
+      ['control signed by another key', { payload: Buffer.from(encodeFrame(forged, 'json')) }, false],
+    ];
+    const outs = collectMessages(n.out, cases.length);
+    for (const [, input] of cases) n.dec.receive(input);
+    const got = (await outs).map((m) => m.senderVerified);
+    assert.deepEqual(got, cases.map(([, , expected]) => expected), cases.map(([name]) => name).join(' | '));
   });
 
   it('works wired after mesh-encode: fragments cross as separate messages and arrive as the message sent', async () => {

@@ -32,7 +32,7 @@ describe('gateway/hub configuration', () => {
     assert.deepEqual(s.files, { max_upload_bytes: 16777216, max_fetch_bytes: 1048576, fetch_timeout_ms: 30000, fetch_deadline_ms: 120000, chunk_profile: 'ble' });
     assert.equal(s.to_mesh.max_attempts, 10);
     const r = readHubSettings({ mesh_to_hub: [{ chat_id: 'cnv_1' }] });
-    assert.deepEqual(r.mesh_to_hub, [{ chat_id: 'cnv_1', app_id: null, recipient: 'gateway', sender: null, label: 'name' }]);
+    assert.deepEqual(r.mesh_to_hub, [{ chat_id: 'cnv_1', app_id: null, recipient: 'gateway', sender: null, label: 'name', unverified: 'mark' }]);
   });
 
   it('names the path of every problem at once', () => {

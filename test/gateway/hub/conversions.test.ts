@@ -56,7 +56,7 @@ function inbound(fields: Partial<InboundMessage> = {}): InboundMessage {
   } as InboundMessage;
 }
 
-const rule = (r: Partial<MeshToHubRule>): MeshToHubRule => ({ chatId: 'cnv_1', appIds: new Set(), recipient: 'gateway', sender: undefined, label: 'name', ...r });
+const rule = (r: Partial<MeshToHubRule>): MeshToHubRule => ({ chatId: 'cnv_1', appIds: new Set(), recipient: 'gateway', sender: undefined, label: 'name', unverified: 'mark', ...r });
 
 describe('gateway/hub conversions and rules', () => {
   describe('meshRouteFor', () => {
@@ -95,45 +95,59 @@ describe('gateway/hub conversions and rules', () => {
   describe('planMeshToHub', () => {
     it('labels the text with the sender name and keeps the id rule', () => {
       const m = mesh();
-      const plan = planMeshToHub(m, { label: 'name', names });
+      const plan = planMeshToHub(m, true, { label: 'name', unverified: 'mark', names });
       assert.deepEqual(plan, { messageId: hubMessageIdFor(m.id), fragments: [{ kind: 'text', text: 'Kitchen: 21.5 °C' }] });
-      assert.deepEqual(planMeshToHub(m, { label: 'none', names }), { messageId: hubMessageIdFor(m.id), fragments: [{ kind: 'text', text: '21.5 °C' }] });
+      assert.deepEqual(planMeshToHub(m, true, { label: 'none', unverified: 'mark', names }), { messageId: hubMessageIdFor(m.id), fragments: [{ kind: 'text', text: '21.5 °C' }] });
     });
 
     it('gives a reply the bridged id of the message it answers, with a preview', () => {
       const original = MessageId.random();
-      const plan = planMeshToHub(mesh({ reply_to_msg: original, reply_context: { sender: NODE, text: 'how warm?' } }), { label: 'none', names });
+      const plan = planMeshToHub(mesh({ reply_to_msg: original, reply_context: { sender: NODE, text: 'how warm?' } }), true, { label: 'none', unverified: 'mark', names });
       assert.ok(!('skip' in plan));
       assert.deepEqual(plan.replyTo, { messageId: hubMessageIdFor(original), preview: { nickName: 'Kitchen', fragments: [{ kind: 'text', text: 'how warm?' }] } });
     });
 
     it('never bridges protocol traffic, sealed payloads, re-originated messages or empty ones', () => {
-      assert.deepEqual(planMeshToHub(mesh({ content: '__MLS_ENC__AAAA' }), { label: 'name', names }), { skip: 'sealed' });
-      assert.deepEqual(planMeshToHub(mesh({ content: '__PRESENCE__{}' }), { label: 'name', names }), { skip: 'control' });
-      assert.deepEqual(planMeshToHub(mesh({ metadata: { hub_message_id: 'msg-X' } }), { label: 'name', names }), { skip: 'from_hub' });
-      assert.deepEqual(planMeshToHub(mesh({ content: '' }), { label: 'none', names }), { skip: 'empty' });
+      assert.deepEqual(planMeshToHub(mesh({ content: '__MLS_ENC__AAAA' }), true, { label: 'name', unverified: 'mark', names }), { skip: 'sealed' });
+      assert.deepEqual(planMeshToHub(mesh({ content: '__PRESENCE__{}' }), true, { label: 'name', unverified: 'mark', names }), { skip: 'control' });
+      assert.deepEqual(planMeshToHub(mesh({ metadata: { hub_message_id: 'msg-X' } }), true, { label: 'name', unverified: 'mark', names }), { skip: 'from_hub' });
+      assert.deepEqual(planMeshToHub(mesh({ content: '' }), true, { label: 'none', unverified: 'mark', names }), { skip: 'empty' });
     });
 
     it('links media that lives at a URL, uploads inline media, and refuses end-to-end encrypted media', () => {
       const media = { mime_type: 'image/jpeg', file_name: 'door.jpg', file_size: 1234n, width: 640, height: 480 };
-      const linked = planMeshToHub(mesh({ content_type: 'image', content: 'front door', media_metadata: { ...media, download_url: 'https://cdn.example/door.jpg' } }), { label: 'none', names });
+      const linked = planMeshToHub(mesh({ content_type: 'image', content: 'front door', media_metadata: { ...media, download_url: 'https://cdn.example/door.jpg' } }), true, { label: 'none', unverified: 'mark', names });
       assert.ok(!('skip' in linked));
       assert.deepEqual(linked.fragments, [
         { kind: 'text', text: 'front door' },
         { kind: 'image', url: 'https://cdn.example/door.jpg', name: 'door.jpg', mime: 'image/jpeg', size: 1234, width: 640, height: 480 },
       ]);
-      const inline = planMeshToHub(mesh({ content_type: 'voice_note', content: '', binary_content: new Uint8Array([1, 2, 3]), media_metadata: { mime_type: 'audio/ogg', file_name: 'note.ogg', file_size: 3n } }), { label: 'name', names });
+      const inline = planMeshToHub(mesh({ content_type: 'voice_note', content: '', binary_content: new Uint8Array([1, 2, 3]), media_metadata: { mime_type: 'audio/ogg', file_name: 'note.ogg', file_size: 3n } }), true, { label: 'name', unverified: 'mark', names });
       assert.ok(!('skip' in inline));
       assert.deepEqual(inline.fragments, [{ kind: 'text', text: 'Kitchen:' }]);
       assert.deepEqual({ ...inline.upload, data: [...inline.upload!.data] }, { data: [1, 2, 3], name: 'note.ogg', mime: 'audio/ogg', kind: 'audio' });
-      assert.deepEqual(planMeshToHub(mesh({ content_type: 'image', media_metadata: { ...media, encryption_key: 'k' } }), { label: 'none', names }), { skip: 'encrypted_media' });
+      assert.deepEqual(planMeshToHub(mesh({ content_type: 'image', media_metadata: { ...media, encryption_key: 'k' } }), true, { label: 'none', unverified: 'mark', names }), { skip: 'encrypted_media' });
     });
 
     it('shortens unnamed senders and captions files with the label', () => {
       assert.equal(shortId(GW), 'off1qyqqqqqq…antf');
       assert.equal(senderLabel(GW, names), 'off1qyqqqqqq…antf');
-      assert.deepEqual(fileCaption(NODE, { label: 'name', names }), [{ kind: 'text', text: 'Kitchen:' }]);
-      assert.deepEqual(fileCaption(NODE, { label: 'none', names }), []);
+      assert.deepEqual(fileCaption(NODE, { label: 'name', unverified: 'mark', names }), [{ kind: 'text', text: 'Kitchen (unverified):' }]);
+      assert.deepEqual(fileCaption(NODE, { label: 'name', unverified: 'bridge', names }), [{ kind: 'text', text: 'Kitchen:' }]);
+      assert.deepEqual(fileCaption(NODE, { label: 'none', unverified: 'mark', names }), []);
+    });
+
+    it('says when the sender is not proven, bridges it as it is, or leaves it out, as the rule says', () => {
+      const m = mesh();
+      const text = (unverified: 'mark' | 'bridge' | 'skip', label: 'name' | 'none' = 'name') => {
+        const plan = planMeshToHub(m, false, { label, unverified, names });
+        return 'skip' in plan ? plan.skip : plan.fragments;
+      };
+      assert.deepEqual(text('mark'), [{ kind: 'text', text: 'Kitchen (unverified): 21.5 °C' }]);
+      assert.deepEqual(text('mark', 'none'), [{ kind: 'text', text: '21.5 °C' }]);
+      assert.deepEqual(text('bridge'), [{ kind: 'text', text: 'Kitchen: 21.5 °C' }]);
+      assert.equal(text('skip'), 'unverified_sender');
+      assert.deepEqual(planMeshToHub(m, true, { label: 'name', unverified: 'skip', names }), { messageId: hubMessageIdFor(m.id), fragments: [{ kind: 'text', text: 'Kitchen: 21.5 °C' }] });
     });
   });
 

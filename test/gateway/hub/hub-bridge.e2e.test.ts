@@ -87,6 +87,21 @@ describe('hub bridge end to end (simulated radios, aedes, dev hub, sqlite)', fun
     await rec.until(() => rec.json<{ id: string }>(`${BASE}/messages`).some((p) => p.id === m.id.toString()), 5000, 'the message on MQTT');
   });
 
+  it('marks a sender the mesh did not prove: a relayed claim, or a neighbour speaking for another node', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    const relayed = text(alice, gw.gateway.info.address, 'relayed from alice', { hop_count: 1 });
+    const forged = { ...text(alice, gw.gateway.info.address, 'alice speaks for bob'), sender: gw.peer('sim0', 'bob').address };
+    await alice.send(relayed);
+    await alice.send(forged);
+    const a = await tester.waitFor((x) => x.messageId === hubIdOf(relayed), 'the relayed one');
+    const b = await tester.waitFor((x) => x.messageId === hubIdOf(forged), 'the forged one');
+    assert.equal(a.text, 'Alice (unverified): relayed from alice');
+    assert.match(b.text, / \(unverified\): alice speaks for bob$/);
+    const ours = () => rec.json<{ id: string; sender_verified: boolean }>(`${BASE}/messages`).filter((p) => p.id === relayed.id.toString() || p.id === forged.id.toString());
+    await rec.until(() => ours().length === 2, 5000, 'both on MQTT');
+    assert.deepEqual(ours().map((p) => p.sender_verified), [false, false]);
+  });
+
   it('holds the mesh ACK until the hub answers message.ack (a withheld ack delays it to the resend)', async () => {
     const alice = gw.peer('sim0', 'alice');
     const m = text(alice, gw.gateway.info.address, 'wait for the hub');
@@ -161,7 +176,7 @@ describe('hub bridge end to end (simulated radios, aedes, dev hub, sqlite)', fun
     assert.equal(file.size, data.length);
     const body = Buffer.from(await (await fetch(file.url)).arrayBuffer());
     assert.ok(body.equals(data), 'the uploaded bytes are the file');
-    assert.equal(got.text, 'Alice:');
+    assert.equal(got.text, 'Alice (unverified):', 'a file is made of many frames whose proofs are not kept');
   });
 
   it('sends hub media into the mesh as a chunked file the recipient reassembles byte for byte', async () => {

@@ -60,9 +60,10 @@ export function routerOn(peers: RadioPeer[], fullFor = 0) {
   const metrics = new Metrics();
   const { config } = loadConfig({ text: 'radios: []\n', env: {} });
   const address = newAddress();
-  const router = new MeshRouter({ address, appId: 'test', radios: [radio], bus: new EventBus(silentLogger()), logger: silentLogger(), metrics, clock, mesh: config.mesh });
+  const bus = new EventBus(silentLogger());
+  const router = new MeshRouter({ address, appId: 'test', radios: [radio], bus, logger: silentLogger(), metrics, clock, mesh: config.mesh });
   router.start();
   const message = (recipient: string, requiresAck = false): MeshMessage =>
     createMessage({ id: MessageId.random(), sender: address, recipient, app_id: 'test', priority: 'medium', ttl: 8, hop_count: 0, timestamp: 1n, content: 'hello', requires_ack: requiresAck });
-  return { clock, radio, router, metrics, address, message, config };
+  return { clock, radio, router, metrics, bus, address, message, config };
 }
