@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { SerialPort } from 'serialport';
-import { PtyLink } from './pty';
+import { PtyLink } from '../../devble/pty';
 
-describe('test/support/ble PtyLink (python3-relayed pseudo-terminal)', () => {
+describe('devble PtyLink (python3-relayed pseudo-terminal)', () => {
   it('carries bytes both ways, unaltered, between the master side and a serial port opened on the slave', async () => {
     const pty = await PtyLink.open();
     assert.match(pty.path, /^\/dev\/pts\/\d+$/);
