@@ -120,7 +120,11 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
     const destination = pino.destination({ dest: logFile, sync: false, mkdir: true });
     const logger: Logger = createLogger({ level: 'info', destination, secrets: collectSecrets(loaded.config, loaded.schema) });
     const closeLog = (): void => {
-      destination.flushSync();
+      try {
+        destination.flushSync();
+      } catch {
+        // Not open yet (a start that failed at once): end() writes what is buffered once it is.
+      }
       destination.end();
     };
     let ble: VirtualBleSite | undefined;
