@@ -6,7 +6,7 @@
  * process (no pty relay); without python3 the demo fails with a coded error and leaves nothing running.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -155,6 +155,30 @@ describe('npm start -- --virtual-ble: the demo on the virtual BLE controller', f
       childrenOf(process.pid).filter((c) => !before.has(c.pid)),
       [],
     );
+  });
+
+  it('clawling demo --virtual-ble as a child process: says it is on the virtual controller, and SIGINT ends it with 0 and no child left', async () => {
+    const child = spawn(process.execPath, [CLI, 'demo', '--virtual-ble', '--no-node-red', '--hub-port', '0', '--mqtt-port', '0', '--status-port', '0', '--dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await until(() => (out.includes('Press Ctrl-C to stop.') ? true : undefined), `the URL list; output:\n${out}${err}`, 60_000);
+      assert.match(out, /^\[ble\] +gateway ble0 connected to kitchen and garden/m);
+      assert.match(out, /^ {2}Radios: +ble0 on the virtual BLE controller/m);
+      const relays = childrenOf(child.pid!);
+      assert.equal(relays.length, 4, relays.map((r) => r.cmd.slice(0, 40)).join('; '));
+      child.kill('SIGINT');
+      assert.equal(await exited, 0, `exit code; stderr: ${err}`);
+      assert.match(out, /^Demo stopped\.$/m);
+      for (const r of relays) assert.ok(!alive(r.pid), `pty relay ${r.pid} is gone`);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('clawling demo --help names --virtual-ble', () => {
