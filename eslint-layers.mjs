@@ -12,8 +12,9 @@ export const LAYERS = {
   nodes: ['lib'],
   gateway: ['lib'],
   devhub: ['lib'],
-  demo: ['lib', 'gateway', 'devhub'],
-  cli: ['lib', 'gateway', 'devhub', 'demo'],
+  devble: ['lib'],
+  demo: ['lib', 'gateway', 'devhub', 'devble'],
+  cli: ['lib', 'gateway', 'devhub', 'devble', 'demo'],
 };
 
 function topFolder(file) {

@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['lib/**/*.ts', 'nodes/**/*.ts', 'gateway/**/*.ts', 'devhub/**/*.ts', 'demo/**/*.ts', 'cli/**/*.ts'],
+    files: ['lib/**/*.ts', 'nodes/**/*.ts', 'gateway/**/*.ts', 'devhub/**/*.ts', 'devble/**/*.ts', 'demo/**/*.ts', 'cli/**/*.ts'],
     plugins: { layers: layersPlugin },
     rules: { 'layers/imports': 'error' },
   },

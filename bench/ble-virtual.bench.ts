@@ -1,6 +1,6 @@
 /**
  * `npm run bench:ble`: a 64 KiB frame from the gateway's BLE central (noble) to a bleno phone and back, at ATT MTU
- * 247, through both real host stacks over the virtual LE controller (test/support/ble). Prints the transfer times
+ * 247, through both real host stacks over the virtual LE controller (devble/). Prints the transfer times
  * with the configured write gap (default 20 ms, the gateway's default) and with none.
  *
  * The virtual air has no airtime unless BENCH_AIRTIME=1 (each PDU then waits its LE 1M PHY time), so the figure
@@ -9,12 +9,13 @@
  */
 import { createRadio } from '../gateway/radios';
 import type { BleRadio } from '../gateway/radios/ble-radio';
-import { pduTimeUs } from '../test/support/ble/link';
-import { VirtualBle } from '../test/support/ble/virtual-ble';
+import { pduTimeUs } from '../devble/link';
+import { VirtualBle } from '../devble/virtual-ble';
 import { bigFrame } from '../test/gateway/radios/support/frames';
 import { peerConnected } from '../test/gateway/radios/support/radio-suite';
 import { TestLogger } from '../test/gateway/radios/support/test-logger';
-import { BlenoPhone, blenoOnUart, nobleOnUart } from '../test/gateway/radios/support/virtual-stacks';
+import { BlenoPhone } from '../demo/ble-phone';
+import { blenoOnUart, nobleOnUart } from '../demo/ble-hosts';
 
 async function run(gapMs: number, bytes: number, airtime: boolean): Promise<{ outMs: number; backMs: number; fragments: number }> {
   const ble = new VirtualBle();

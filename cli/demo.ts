@@ -1,6 +1,7 @@
 /**
- * `clawling demo` (what `npm start` runs): the dev hub, an MQTT broker, the gateway with two simulated radios and
- * Node-RED with the example flow, on 127.0.0.1 and embedded defaults (demo/). Prints the URLs; Ctrl-C stops it all.
+ * `clawling demo` (what `npm start` runs): the dev hub, an MQTT broker, the gateway with two simulated radios (or,
+ * with --virtual-ble, a BLE radio and two BLE phones on the virtual controller) and Node-RED with the example flow,
+ * on 127.0.0.1 and embedded defaults (demo/). Prints the URLs; Ctrl-C stops it all.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,12 +10,17 @@ import { PACKAGE_ROOT } from '../demo/node-red-launcher';
 import { DEFAULT_PORTS, DEMO, type DemoPorts } from '../demo/settings';
 
 const HELP = `usage: clawling demo [--port N] [--hub-port N] [--mqtt-port N] [--status-port N] [--dir PATH]
-                     [--no-node-red] [--verbose]
+                     [--no-node-red] [--virtual-ble] [--verbose]
 
 Starts everything on 127.0.0.1 from embedded defaults: a dev hub (default port ${DEFAULT_PORTS.hub}), an MQTT broker
 (${DEFAULT_PORTS.mqtt}), the gateway with two simulated radios and its status page (${DEFAULT_PORTS.status}), and Node-RED
 (--port, default ${DEFAULT_PORTS.nodeRed}) with this package's nodes and the flow examples/gateway-demo.json, which shows
 messages going mesh → MQTT → hub → Node-RED and back. A port of 0 picks a free one.
+--virtual-ble: the kitchen and the garden are BLE phones (bleno, serving the mesh GATT service) and the gateway has
+one BLE radio (noble central + bleno GATT server) instead of the simulated ones, all on a virtual Bluetooth LE
+controller: noble's and bleno's own HCI, L2CAP, ATT and GATT code runs over HCI UARTs on pseudo-terminals, no
+adapter needed (python3 opens the pseudo-terminals). No radio waves and no real timing: see docs/radios.md.
+--no-node-red leaves Node-RED out. --verbose also prints Node-RED's log.
 The demo's state and logs live in PATH (default .demo/ in the package folder), rewritten at every start.
 Ctrl-C stops everything.
 `;
@@ -27,7 +33,7 @@ function port(value: string | undefined, fallback: number, flag: string): number
 }
 
 export const command: CliCommand = {
-  summary: 'run the local demo: dev hub, MQTT broker, gateway with simulated radios, Node-RED',
+  summary: 'run the local demo: dev hub, MQTT broker, gateway with simulated radios (or virtual BLE), Node-RED',
   async run(args, io) {
     let values;
     let ports: DemoPorts;
@@ -41,6 +47,7 @@ export const command: CliCommand = {
           'status-port': { type: 'string' },
           dir: { type: 'string' },
           'no-node-red': { type: 'boolean' },
+          'virtual-ble': { type: 'boolean' },
           verbose: { type: 'boolean' },
           help: { type: 'boolean' },
         },
@@ -75,7 +82,7 @@ export const command: CliCommand = {
     }
     let demo;
     try {
-      demo = await startDemo({ ports, dir, verbose: values.verbose === true, withoutNodeRed: values['no-node-red'] === true, print });
+      demo = await startDemo({ ports, dir, verbose: values.verbose === true, withoutNodeRed: values['no-node-red'] === true, virtualBle: values['virtual-ble'] === true, print });
     } catch (err) {
       const e = err as { code?: string; message?: string };
       io.stderr.write(`clawling demo: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}\n`);
@@ -90,6 +97,9 @@ export const command: CliCommand = {
         'Clawling demo is running (everything on 127.0.0.1):',
         ...(u.nodeRed ? [`  Node-RED editor:     ${u.nodeRed}/   (flow "Gateway demo"; the debug sidebar shows the traffic; pid ${demo.nodeRedPid})`] : []),
         `  Gateway status page: ${u.status}   (radios, neighbours, recent messages)`,
+        demo.radios === 'virtual-ble'
+          ? `  Radios:              ble0 on the virtual BLE controller (noble + bleno over HCI UART ptys); kitchen and garden are BLE phones`
+          : `  Radios:              sim0 (kitchen, porch) and sim1 (garden), simulated`,
         `  Dev hub:             ${u.hub}   (WebSocket; health ${u.media}/health)`,
         `  Dev hub admin:       ${u.hubAdmin}   (index of the admin routes: devices, inbox, media, faults)`,
         `  Dev hub admin token: ${demo.hubAdminToken}   (every route but the index: "Authorization: Bearer TOKEN")`,

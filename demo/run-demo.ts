@@ -5,6 +5,9 @@
  *   aedes MQTT broker ───────────┼── gateway (two simulated radios, MQTT bridge, hub bridge, status page)
  *   Node-RED (this package's nodes, examples/gateway-demo.json) ── hub + MQTT
  *
+ * With `virtualBle` the gateway has one BLE radio instead, and the kitchen and the garden are BLE phones, all on the
+ * virtual controller through noble's and bleno's own stacks (virtual-ble-site.ts).
+ *
  * Start order is dependency order, stop order its reverse; whatever fails to start stops what already runs, and
  * `stop()` leaves no listener or child process behind. Gateway and Node-RED logs go to files in the demo folder.
  */
@@ -18,12 +21,17 @@ import { collectSecrets } from '../gateway/config/redact';
 import { loadExtensionSchemas } from '../gateway/extensions/index';
 import type { HubBridge } from '../gateway/extensions/hub-bridge';
 import { Gateway } from '../gateway/gateway';
-import { createLogger, type Logger } from '../gateway/logger';
+import { loadOrCreateIdentity } from '../gateway/identity';
+import { child, createLogger, type Logger } from '../gateway/logger';
+import { DemoError } from './errors';
 import { launchNodeRed, type RunningNodeRed } from './node-red-launcher';
 import { startDemoBroker, type DemoBroker } from './broker';
 import { demoFlow } from './flow';
-import { DEMO, devHubOptions, gatewayConfig, type DemoPorts } from './settings';
-import { VirtualSite } from './virtual-site';
+import { DEMO, devHubOptions, gatewayConfig, type DemoPorts, type DemoRadios } from './settings';
+import { startVirtualBleSite, type VirtualBleSite } from './virtual-ble-site';
+import { simulatedPeers, VirtualSite, type DemoPeer } from './virtual-site';
+
+export { DemoError } from './errors';
 
 export interface DemoOptions {
   /** 0 picks a free port. */
@@ -34,6 +42,10 @@ export interface DemoOptions {
   verbose?: boolean;
   /** Leave Node-RED out (everything else runs). */
   withoutNodeRed?: boolean;
+  /** The kitchen and the garden as BLE phones, and the gateway's BLE radio, on the virtual controller (devble/). */
+  virtualBle?: boolean;
+  /** With `virtualBle`: the python3 that opens the controller's ptys (default /usr/bin/python3, else python3 on PATH). */
+  python?: string;
   print: (line: string) => void;
 }
 
@@ -52,18 +64,12 @@ export interface RunningDemo {
   hubAdminToken: string;
   nodeRedPid?: number;
   gateway: Gateway;
+  radios: DemoRadios;
+  /** The talking nodes: the simulated radios' virtual peers, or the BLE phones. */
+  peers: readonly DemoPeer[];
   /** Resolves if Node-RED ends by itself (then the demo should stop). */
   nodeRedExited: Promise<void>;
   stop(): Promise<void>;
-}
-
-export class DemoError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 function inUse(err: unknown, what: string, flag: string, port: number): Error {
@@ -103,8 +109,9 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
     }
     stops.push(() => broker.stop());
 
+    const radios: DemoRadios = o.virtualBle ? 'virtual-ble' : 'simulated';
     const loaded = loadConfig({
-      text: YAML.stringify(gatewayConfig({ stateDir: path.join(o.dir, 'gateway-state'), hubUrl: hub.wsUrl, mqttUrl: broker.url, statusPort: o.ports.status })),
+      text: YAML.stringify(gatewayConfig({ stateDir: path.join(o.dir, 'gateway-state'), hubUrl: hub.wsUrl, mqttUrl: broker.url, statusPort: o.ports.status, radios })),
       env: {},
       extensionSchemas: await loadExtensionSchemas(),
       cwd: o.dir,
@@ -112,20 +119,48 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
     const logFile = path.join(o.dir, 'gateway.log');
     const destination = pino.destination({ dest: logFile, sync: false, mkdir: true });
     const logger: Logger = createLogger({ level: 'info', destination, secrets: collectSecrets(loaded.config, loaded.schema) });
-    const gateway = new Gateway(loaded.config, { logger });
+    const closeLog = (): void => {
+      try {
+        destination.flushSync();
+      } catch {
+        // Not open yet (a start that failed at once): end() writes what is buffered once it is.
+      }
+      destination.end();
+    };
+    let ble: VirtualBleSite | undefined;
+    if (o.virtualBle) {
+      const stateDir = loaded.config.gateway.state_dir;
+      const radioConfig = loaded.config.radios[0];
+      try {
+        ble = await startVirtualBleSite({ radioConfig, identity: loadOrCreateIdentity(stateDir), stateDir, logger: child(logger, `radio:${radioConfig.id}`), python: o.python });
+      } catch (err) {
+        closeLog();
+        throw err;
+      }
+      const air = ble;
+      stops.push(() => air.close());
+    }
+    const gateway = new Gateway(loaded.config, ble === undefined ? { logger } : { logger, radios: [ble.radio] });
     try {
       await gateway.start();
     } catch (err) {
-      destination.flushSync();
+      // A failed start has torn the gateway down (its radio included); the virtual air's stop is on the list.
+      closeLog();
       throw inUse(err, 'gateway status page', '--status-port', o.ports.status);
     }
     stops.push(async () => {
       await gateway.stop('demo stopped');
-      destination.flushSync();
-      destination.end();
+      closeLog();
     });
+    if (ble !== undefined) {
+      const p = ble.ptys;
+      o.print(`[ble]    on the virtual BLE controller (devble/): gateway central ${p.central}, GATT server ${p.server}, kitchen ${p.kitchen}, garden ${p.garden}`);
+      await ble.connected();
+      o.print(`[ble]    gateway ${ble.radio.id} connected to ${ble.peers.map((peer) => peer.id).join(' and ')} and subscribed to their MESSAGE notifications`);
+    }
 
-    const site = new VirtualSite(gateway, o.print);
+    const peers: DemoPeer[] = ble?.peers ?? simulatedPeers(gateway);
+    const site = new VirtualSite(peers, o.print);
     const bridge = gateway.extension<HubBridge>('hub-bridge');
     bridge?.client.on('message', (m) => {
       if (m.fromSelf) return;
@@ -172,6 +207,8 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
       hubAdminToken: hub.adminToken,
       ...(nodeRed?.process.pid !== undefined ? { nodeRedPid: nodeRed.process.pid } : {}),
       gateway,
+      radios,
+      peers,
       nodeRedExited,
       stop: stopAll,
     };

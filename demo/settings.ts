@@ -1,6 +1,7 @@
 /**
  * The demo's embedded defaults (`npm start`): who is who on the dev hub, the one chat, the gateway with two simulated
- * radios and the hub bridge's rules. Everything listens on 127.0.0.1. The tokens are the dev hub's demo accounts,
+ * radios (or, with `--virtual-ble`, one BLE radio and two BLE phones on the virtual controller) and the hub bridge's
+ * rules. Everything listens on 127.0.0.1. The tokens are the dev hub's demo accounts,
  * not secrets of anyone's; they still stay out of the example flow, which gets its token as a credential.
  */
 import type { DevHubOptions } from '../devhub';
@@ -34,6 +35,44 @@ export const PEERS = Object.freeze({
   garden: { radio: 'sim1', address: 'off1qxc2eeust8svyquwc9mcl222c002kdsr7vp2nmyk' },
 });
 
+/**
+ * With `--virtual-ble` the two talking peers are BLE phones. Each keeps the identity of its simulated namesake (the
+ * simulated radio draws a peer's key from `clawling-sim:<radio>:<peer>`), so the node names, the hub bridge's
+ * recipient and the Home Assistant devices stay the same; the RSSI is what the virtual air reports to the gateway.
+ */
+export const PHONES = Object.freeze({
+  kitchen: { seed: 'clawling-sim:sim0:kitchen', address: PEERS.kitchen.address, rssi: -58 },
+  garden: { seed: 'clawling-sim:sim1:garden', address: PEERS.garden.address, rssi: -66 },
+});
+
+/** The radios of `npm start`: two simulated ones, or one BLE radio through the real stacks on the virtual controller. */
+export type DemoRadios = 'simulated' | 'virtual-ble';
+
+/**
+ * The BLE radio of `--virtual-ble`: the central role on adapter 0 and the GATT server on adapter 1 (each a virtual
+ * controller of its own: one pty carries one host), timings as on hardware but for a quicker reconnect.
+ */
+export const BLE_RADIO = Object.freeze({
+  id: 'ble0',
+  kind: 'ble',
+  adapter: 0,
+  reconnect: { initial_ms: 500, max_ms: 5000 },
+  peripheral: { enabled: true, adapter: 1 },
+});
+
+const SIMULATED_RADIOS = [
+  {
+    id: 'sim0',
+    kind: 'simulated',
+    latency_ms: 5,
+    peers: [
+      { id: 'kitchen', wire_versions: [1], rssi: -58 },
+      { id: 'porch', wire_versions: [], rssi: -77 },
+    ],
+  },
+  { id: 'sim1', kind: 'simulated', latency_ms: 5, peers: [{ id: 'garden', wire_versions: [1], rssi: -66 }] },
+];
+
 const NODE_NAMES = Object.freeze({ [PEERS.kitchen.address]: 'Kitchen', [PEERS.porch.address]: 'Porch', [PEERS.garden.address]: 'Garden' });
 
 export function devHubOptions(port: number): DevHubOptions {
@@ -51,22 +90,11 @@ export function devHubOptions(port: number): DevHubOptions {
 }
 
 /** gateway.yaml of the demo, as an object (the real loader checks it and fills the defaults). */
-export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: string; statusPort: number }): Record<string, unknown> {
+export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: string; statusPort: number; radios?: DemoRadios }): Record<string, unknown> {
   return {
     gateway: { id: DEMO.gatewayId, name: 'Clawling demo gateway', state_dir: o.stateDir, store_sync: 'normal', shutdown_timeout_ms: 2000 },
     log: { level: 'info' },
-    radios: [
-      {
-        id: 'sim0',
-        kind: 'simulated',
-        latency_ms: 5,
-        peers: [
-          { id: 'kitchen', wire_versions: [1], rssi: -58 },
-          { id: 'porch', wire_versions: [], rssi: -77 },
-        ],
-      },
-      { id: 'sim1', kind: 'simulated', latency_ms: 5, peers: [{ id: 'garden', wire_versions: [1], rssi: -66 }] },
-    ],
+    radios: o.radios === 'virtual-ble' ? [structuredClone(BLE_RADIO)] : structuredClone(SIMULATED_RADIOS),
     mqtt: { url: o.mqttUrl, reconnect_min_ms: 200, reconnect_max_ms: 2000 },
     // Home Assistant (docs/home-assistant.md): every node a device, named; the readings typed.
     nodes: { names: NODE_NAMES },

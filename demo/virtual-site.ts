@@ -1,14 +1,37 @@
 /**
- * Life on the demo's simulated radios: the kitchen reports its temperature and the garden its soil moisture every
- * few seconds, and every node answers what the gateway brings it (from MQTT or from the hub), so each path of the
- * example flow shows traffic both ways. What happens is printed one line per event; a message that went the whole
- * loop (mesh → MQTT + hub → Node-RED → hub → mesh) is announced as such.
+ * Life on the demo's mesh: the kitchen reports its temperature and the garden its soil moisture every few seconds,
+ * and every node answers what the gateway brings it (from MQTT or from the hub), so each path of the example flow
+ * shows traffic both ways. What happens is printed one line per event; a message that went the whole loop (mesh →
+ * MQTT + hub → Node-RED → hub → mesh) is announced as such.
+ *
+ * The nodes are the simulated radios' virtual peers, or with `--virtual-ble` the BLE phones (ble-phone-peer.ts):
+ * both are a `DemoPeer`.
  */
 import { isAck } from '../lib/mesh/ack';
 import type { MeshMessage } from '../lib/mesh/message';
 import type { Gateway } from '../gateway/gateway';
-import type { SimulatedRadio, VirtualPeer, VirtualReceipt } from '../gateway/radios';
+import type { SimulatedRadio } from '../gateway/radios';
 import { DEMO } from './settings';
+
+/** What a node of the demo received from the gateway (`message` absent when the frame did not decode). */
+export interface DemoReceipt {
+  message?: MeshMessage;
+}
+
+/** A node of the demo's mesh: it talks to the gateway and hears what the gateway sends it. */
+export interface DemoPeer {
+  readonly id: string;
+  readonly address: string;
+  /** A text message to the gateway (`requires_ack`, as the reference sends). */
+  say(text: string): Promise<unknown>;
+  on(event: 'received', listener: (receipt: DemoReceipt) => void): unknown;
+  off(event: 'received', listener: (receipt: DemoReceipt) => void): unknown;
+}
+
+/** The virtual peers of the gateway's simulated radios. */
+export function simulatedPeers(gateway: Gateway): DemoPeer[] {
+  return gateway.radios.flatMap((r) => (r.kind === 'simulated' ? (r as SimulatedRadio).virtualPeers() : []));
+}
 
 interface Talker {
   peer: string;
@@ -28,22 +51,18 @@ export class VirtualSite {
   private stopped = false;
 
   constructor(
-    private readonly gateway: Gateway,
+    private readonly peers: readonly DemoPeer[],
     private readonly print: (line: string) => void,
   ) {}
 
-  peers(): VirtualPeer[] {
-    return this.gateway.radios.flatMap((r) => (r.kind === 'simulated' ? (r as SimulatedRadio).virtualPeers() : []));
-  }
-
   start(): void {
-    for (const peer of this.peers()) {
-      const onReceived = (r: VirtualReceipt): void => this.received(peer, r);
+    for (const peer of this.peers) {
+      const onReceived = (r: DemoReceipt): void => this.received(peer, r);
       peer.on('received', onReceived);
       this.detach.push(() => peer.off('received', onReceived));
     }
     for (const t of TALKERS) {
-      const peer = this.peers().find((p) => p.id === t.peer);
+      const peer = this.peers.find((p) => p.id === t.peer);
       if (!peer) continue;
       let n = 0;
       const tick = (): void => {
@@ -73,7 +92,7 @@ export class VirtualSite {
     this.timers.add(t);
   }
 
-  private received(peer: VirtualPeer, r: VirtualReceipt): void {
+  private received(peer: DemoPeer, r: DemoReceipt): void {
     const m = r.message;
     if (this.stopped || !m || isAck(m) || m.recipient !== peer.address) return;
     if (m.content_type === 'file_chunk') {

@@ -1,6 +1,6 @@
 /**
  * The whole gateway with a BLE radio through the real host stacks (noble and bleno over a virtual LE controller,
- * test/support/ble) and a real aedes broker: what the gateway ACKs over BLE is on MQTT, across link losses and
+ * devble/) and a real aedes broker: what the gateway ACKs over BLE is on MQTT, across link losses and
  * adapter resets.
  */
 import assert from 'node:assert/strict';
@@ -12,13 +12,14 @@ import { ackTarget, isAck } from '../../../lib/mesh/ack';
 import { decodeFrame, encodeFrame } from '../../../lib/mesh/frame';
 import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
 import { MessageId } from '../../../lib/mesh/message-id';
-import { VirtualBle, type VirtualHost } from '../../support/ble/virtual-ble';
+import { VirtualBle, type VirtualHost } from '../../../devble/virtual-ble';
 import { Recorder, startBroker, type TestBroker } from '../support/broker';
 import { loadOrCreateIdentity } from '../../../gateway/identity';
 import { BASE, startGateway, tempDir, type Running } from '../support/gateway';
 import { nextEvent, peerConnected } from './support/radio-suite';
 import { TestLogger } from './support/test-logger';
-import { BlenoPhone, blenoOnUart, nobleOnUart } from './support/virtual-stacks';
+import { BlenoPhone } from '../../../demo/ble-phone';
+import { blenoOnUart, nobleOnUart } from '../../../demo/ble-hosts';
 
 interface World {
   ble: VirtualBle;

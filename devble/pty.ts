@@ -10,6 +10,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
+import { DevBleError } from './errors';
 
 const RELAY = `
 import os, pty, select, sys, tty
@@ -43,7 +44,12 @@ while True:
  * The system's python3 when there is one: a version manager's shim on PATH (pyenv) costs seconds per start on a
  * loaded machine. `-S -I`: no site packages, no environment; the relay needs only the standard library.
  */
-const PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+export const DEFAULT_PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+
+export interface PtyOptions {
+  /** The python3 to run the relay with (default `DEFAULT_PYTHON`). */
+  python?: string;
+}
 
 export interface PtyEvents {
   data: [Buffer];
@@ -65,19 +71,30 @@ export class PtyLink extends EventEmitter<PtyEvents> {
     });
   }
 
-  /** Opens a pty pair through the python3 relay; resolves once the slave's path is known. */
-  static open(): Promise<PtyLink> {
+  /**
+   * Opens a pty pair through the python3 relay; resolves once the slave's path is known. Rejects with `DevBleError`
+   * `PYTHON3_MISSING` when `python` cannot be run, `PTY_FAILED` when it ran but opened no pty.
+   */
+  static open(options: PtyOptions = {}): Promise<PtyLink> {
+    const python = options.python ?? DEFAULT_PYTHON;
     return new Promise((resolve, reject) => {
-      const child = spawn(PYTHON, ['-u', '-S', '-I', '-c', RELAY], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(python, ['-u', '-S', '-I', '-c', RELAY], { stdio: ['pipe', 'pipe', 'pipe'] });
       let head = Buffer.alloc(0);
       let link: PtyLink | undefined;
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString('utf8');
       });
-      child.on('error', reject);
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        const missing = err.code === 'ENOENT' || err.code === 'EACCES';
+        reject(
+          missing
+            ? new DevBleError('PYTHON3_MISSING', `the virtual BLE controller needs python3 to open its pseudo-terminals, and '${python}' cannot be run (${err.code}); install python3 (Debian: apt-get install python3)`, { python }, { cause: err })
+            : new DevBleError('PTY_FAILED', `the pty relay '${python}' did not start: ${err.message}`, { python }, { cause: err }),
+        );
+      });
       child.on('exit', (code) => {
-        if (link === undefined) reject(new Error(`pty relay exited with ${String(code)} before opening a pty: ${stderr.trim()}`));
+        if (link === undefined) reject(new DevBleError('PTY_FAILED', `the pty relay exited with ${String(code)} before opening a pty: ${stderr.trim()}`, { python }));
       });
       child.stdout.on('data', (chunk: Buffer) => {
         if (link !== undefined) {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { SerialPort } from 'serialport';
-import { PtyLink } from './pty';
+import os from 'node:os';
+import path from 'node:path';
+import { PtyLink } from '../../devble/pty';
 
-describe('test/support/ble PtyLink (python3-relayed pseudo-terminal)', () => {
+describe('devble PtyLink (python3-relayed pseudo-terminal)', () => {
   it('carries bytes both ways, unaltered, between the master side and a serial port opened on the slave', async () => {
     const pty = await PtyLink.open();
     assert.match(pty.path, /^\/dev\/pts\/\d+$/);
@@ -25,5 +27,25 @@ describe('test/support/ble PtyLink (python3-relayed pseudo-terminal)', () => {
       await new Promise<void>((resolve) => port.close(() => resolve()));
       await pty.close();
     }
+  });
+
+  it('without a python3 to run: DevBleError PYTHON3_MISSING naming what it tried', async () => {
+    const python = path.join(os.tmpdir(), 'clawling-no-python3-here');
+    await assert.rejects(PtyLink.open({ python }), (err: { name?: string; code?: string; message?: string; details?: { python?: string } }) => {
+      assert.equal(err.name, 'DevBleError');
+      assert.equal(err.code, 'PYTHON3_MISSING');
+      assert.equal(err.details?.python, python);
+      assert.match(err.message ?? '', /install python3/);
+      return true;
+    });
+  });
+
+  it('a python3 that opens no pty: PTY_FAILED with what it printed', async () => {
+    // `false` runs and exits 1 at once, as a relay would that failed before printing its pty.
+    await assert.rejects(PtyLink.open({ python: '/bin/false' }), (err: { code?: string; message?: string }) => {
+      assert.equal(err.code, 'PTY_FAILED');
+      assert.match(err.message ?? '', /exited with 1 before opening a pty/);
+      return true;
+    });
   });
 });

@@ -3,7 +3,7 @@
  * the controller answers into events and ACL packets it can wait for.
  */
 import { EventEmitter } from 'node:events';
-import { H4, opcode } from './hci';
+import { H4, opcode } from '../../devble/hci';
 
 export type ControllerPacket =
   | { kind: 'event'; code: number; params: Buffer }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { VirtualAir } from './air';
-import { VirtualController } from './controller';
-import { H4Parser } from './h4';
-import { ERR, LE_EVT, OP, PB, addressBytes } from './hci';
+import { VirtualAir } from '../../devble/air';
+import { VirtualController } from '../../devble/controller';
+import { H4Parser } from '../../devble/h4';
+import { ERR, LE_EVT, OP, PB, addressBytes } from '../../devble/hci';
 import { ScriptedHost } from './scripted-host';
 
 interface Node {
@@ -94,7 +94,7 @@ const l2cap = (cid: number, payload: Buffer): Buffer => {
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('test/support/ble virtual LE controller', () => {
+describe('devble virtual LE controller', () => {
   afterEach(() => {
     for (const a of airs.splice(0)) a.close();
   });
