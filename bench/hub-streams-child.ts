@@ -15,7 +15,8 @@ interface Settings {
 }
 
 const s = JSON.parse(process.argv[2] ?? '{}') as Settings;
-const client = new HubClient({ url: s.url, token: s.token, userId: s.userId, deviceId: s.deviceId, maxFrameBytes: s.maxFrameBytes, ...s.bounds });
+// No probes: a hub busy relaying 14 MB frames can be silent for longer than a probe waits.
+const client = new HubClient({ url: s.url, token: s.token, userId: s.userId, deviceId: s.deviceId, maxFrameBytes: s.maxFrameBytes, pingSilenceMs: 0, ...s.bounds });
 let ended = 0;
 let adds = 0;
 const cut: Record<string, number> = {};

@@ -54,7 +54,8 @@ async function until(test: () => Promise<boolean>, what: string, ms = 600_000): 
 async function run(url: string, label: string, bounds: Record<string, number>): Promise<{ peakMb: number; report: Report; seconds: number }> {
   const receiver = forked('hub-streams-child.js', { url, token: RECEIVER.token, userId: RECEIVER.id, deviceId: `dev-${label}`, maxFrameBytes: MAX_FRAME, bounds }, ['--max-old-space-size=8192']);
   await receiver.ask({}, 'ready');
-  const sender = new HubClient({ url, token: SENDER.token, userId: SENDER.id, deviceId: `dev-sender-${label}`, maxFrameBytes: MAX_FRAME });
+  // No probes: between two 14 MB frames a loaded hub can be silent for longer than a probe waits.
+  const sender = new HubClient({ url, token: SENDER.token, userId: SENDER.id, deviceId: `dev-sender-${label}`, maxFrameBytes: MAX_FRAME, pingSilenceMs: 0 });
   sender.on('rejected', (r) => console.error('sender: rejected', r.code ?? r));
   sender.on('warning', (w) => console.error('sender: warning', w.code, w.message));
   sender.start();
