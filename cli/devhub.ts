@@ -55,6 +55,10 @@ settings:
 media:
   storage: memory
   max_size_bytes: 104857600
+admin:
+  host: 127.0.0.1
+  port: 0            # 0 picks a free port; the URL is printed at start
+  # token: change-me-to-16-or-more-characters   # Authorization: Bearer … on the admin API; default: drawn at start, printed once
 # state_file: ./devhub-state.json
 # tls: { cert_file: server.pem, key_file: server.key }   # wss:// and https://, paths relative to this file
 `;

@@ -26,6 +26,8 @@ describe('clawling devhub', () => {
     assert.equal(run.status, 0);
     const config = resolveOptions(YAML.parse(run.stdout));
     assert.equal(config.users.length, 3);
+    assert.equal(YAML.parse(run.stdout).admin.host, '127.0.0.1');
+    assert.match(run.stdout, /^ {2}# token: \S{16,} +# Authorization: Bearer/m, 'the admin token setting is shown, commented out');
   });
 
   it('exits 2 without --config, and with a config error naming the path', () => {
