@@ -17,7 +17,7 @@ import { vmHwmMb } from '../test/support/peak-rss';
 
 const STREAMS = Number(process.env.STREAMS ?? 300);
 const STREAM_MB = Number(process.env.STREAM_MB ?? 7);
-const MAX_FRAME = 4 * STREAM_MB * 1024 * 1024;
+const MAX_FRAME = Math.max(1 << 20, Math.ceil(4 * STREAM_MB * 1024 * 1024));
 const SENDER = { id: 'usr_stream_sender', token: 'stream-sender-token' };
 const RECEIVER = { id: 'usr_stream_receiver', token: 'stream-receiver-token' };
 const CHAT = 'cnv_streams';
@@ -69,6 +69,7 @@ async function run(url: string, label: string, bounds: Record<string, number>): 
     // At most PACE frames of 2 × STREAM_MB on their way: the sockets and the hub would otherwise queue gigabytes
     // (and miss their pings) before the receiver saw the first; every stream stays open all the same.
     await until(async () => (await ask()).adds >= i + 1 - PACE, `add ${i}`);
+    if ((i + 1) % 50 === 0) process.stderr.write(`  ${label}: ${i + 1}/${streams.length} streams filled in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   }
   for (const s of streams) s.done();
   let report: Report = { ended: 0, adds: 0, cut: {}, warnings: {} };
