@@ -19,6 +19,7 @@ import { loadExtensionSchemas } from '../gateway/extensions/index';
 import type { HubBridge } from '../gateway/extensions/hub-bridge';
 import { Gateway } from '../gateway/gateway';
 import { createLogger, type Logger } from '../gateway/logger';
+import { printable } from '../lib/printable';
 import { launchNodeRed, type RunningNodeRed } from './node-red-launcher';
 import { startDemoBroker, type DemoBroker } from './broker';
 import { demoFlow } from './flow';
@@ -34,6 +35,7 @@ export interface DemoOptions {
   verbose?: boolean;
   /** Leave Node-RED out (everything else runs). */
   withoutNodeRed?: boolean;
+  /** Gets one line at a time, already printable: mesh content and hub texts are escaped before they reach it. */
   print: (line: string) => void;
 }
 
@@ -73,7 +75,9 @@ function inUse(err: unknown, what: string, flag: string, port: number): Error {
   return err as Error;
 }
 
-export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  // The demo console's one seam: every line (mesh content, hub texts, Node-RED's own log lines) goes out printable.
+  const o: DemoOptions = { ...options, print: (line) => options.print(printable(line)) };
   fs.mkdirSync(o.dir, { recursive: true });
   for (const sub of ['gateway-state', 'node-red']) fs.rmSync(path.join(o.dir, sub), { recursive: true, force: true });
   const stops: Array<() => Promise<void>> = [];
