@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { decodeFragment, encodeFragments } from '../../lib/mesh/ble-fragment';
+import { unsafeCharacters } from '../support/unsafe-text';
 
 const BIN = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
 
@@ -149,7 +150,7 @@ describe('clawling mesh', function () {
     const lines = run.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, run.stderr);
     assert.match(lines[0], /^clawling mesh reassemble: line 2: FRAGMENT_TOTAL_MISMATCH: fragment of x ?\\x1b\[2J\\u202eevil declares 7 fragments/);
-    assert.ok(![...lines[0]].some((c) => c.charCodeAt(0) < 0x20 || c === '\u202e'), 'no raw ESC or bidi override');
+    assert.deepEqual(unsafeCharacters(lines[0]), [], 'no raw ESC or bidi override');
   });
 
   it('reassemble reports fragments still missing at the end of the input, and a bad fragment by line', () => {

@@ -11,14 +11,7 @@ import { startDemo, type RunningDemo } from '../../demo/run-demo';
 import { DEMO } from '../../demo/settings';
 import { HubClient } from '../../lib/hub';
 import { openStore } from '../../lib/store';
-
-/** A character a terminal acts on rather than shows (what lib/printable escapes). */
-function unsafe(line: string): boolean {
-  return [...line].some((c) => {
-    const code = c.codePointAt(0)!;
-    return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
-  });
-}
+import { unsafeCharacters } from '../support/unsafe-text';
 
 describe('demo console', function () {
   this.timeout(60_000);
@@ -50,7 +43,7 @@ describe('demo console', function () {
     const wanted = [`[hub]    You → chat: ${shown}`, `[mesh]   garden received “${shown}” (from You on the hub)`];
     for (let i = 0; i < 500 && !wanted.every((w) => printed.includes(w)); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     for (const w of wanted) assert.ok(printed.includes(w), `printed ${JSON.stringify(w)}; got:\n${printed.map((l) => JSON.stringify(l)).join('\n')}`);
-    const raw = printed.filter(unsafe);
+    const raw = printed.filter((line) => unsafeCharacters(line).length > 0);
     assert.deepEqual(raw, [], 'no printed line holds a raw control character');
   });
 });

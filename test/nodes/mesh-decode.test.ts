@@ -9,6 +9,7 @@ import { LAMPORT_CLOCK_MAX } from '../../lib/mesh/message';
 import { baseMessage, fullMessage } from '../lib/mesh/fixtures';
 import { collectMessages, nextMessage, probedFlow, probes, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
 import { coreNode } from '../support/node-red-package';
+import { unsafeCharacters } from '../support/unsafe-text';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const encodeNode = require('../../nodes/mesh-encode');
@@ -141,7 +142,7 @@ describe('mesh-decode node', function () {
     const entry = await logged();
     const line = String(entry.msg);
     assert.match(line, /^MeshDecodeError: fragment of x\\n\[red\] \[mesh-decode:forged\] all good\\x1b\[2J\\u202e declares 7 fragments; its assembly expects \d+$/);
-    assert.ok(!/[\n\x1b\u202e]/.test(line), 'no raw newline, ESC or bidi override in the line');
+    assert.deepEqual(unsafeCharacters(line), [], 'no raw newline, ESC or bidi override in the line');
     const stack = String((entry.msg as Error).stack);
     assert.equal(stack.split('\n')[0], line, 'the stack Node-RED logs in verbose mode starts with the same line');
     assert.match(stack.split('\n')[1], /^ +at /, 'and keeps the frames');
