@@ -14,6 +14,10 @@
 const UNSAFE_CLASS = '[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]';
 const UNSAFE = new RegExp(UNSAFE_CLASS);
 const UNSAFE_ALL = new RegExp(UNSAFE_CLASS, 'g');
+// In valid JSON a C0 control can only be whitespace between tokens (a string holds it escaped), so JSON keeps those.
+const UNSAFE_IN_JSON_CLASS = '[\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]';
+const UNSAFE_IN_JSON = new RegExp(UNSAFE_IN_JSON_CLASS);
+const UNSAFE_IN_JSON_ALL = new RegExp(UNSAFE_IN_JSON_CLASS, 'g');
 
 const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -32,10 +36,12 @@ export function printable(text: string): string {
 }
 
 /**
- * JSON text (from `JSON.stringify`) with the unsafe characters it leaves raw as `\uXXXX` escapes. JSON.stringify
- * escapes C0 controls already but passes DEL, C1, U+2028/2029 and the bidi controls through; outside strings JSON
- * text is ASCII, so each of them sits inside a string and its escape parses back to the same value.
+ * JSON text (from `JSON.stringify`, pretty or not, one line or several) with the unsafe characters JSON leaves raw
+ * as `\uXXXX` escapes. A JSON string holds C0 controls escaped already, but DEL, C1, U+2028/2029 and the bidi
+ * controls raw; outside strings JSON text is ASCII, so each of them sits inside a string and its escape parses back
+ * to the same value. C0 characters are left alone: in valid JSON they are the whitespace between tokens (the line
+ * ends of pretty output, the newline after a JSON line).
  */
 export function printableJson(json: string): string {
-  return UNSAFE.test(json) ? json.replace(UNSAFE_ALL, (c) => `\\u${hex(c.charCodeAt(0), 4)}`) : json;
+  return UNSAFE_IN_JSON.test(json) ? json.replace(UNSAFE_IN_JSON_ALL, (c) => `\\u${hex(c.charCodeAt(0), 4)}`) : json;
 }

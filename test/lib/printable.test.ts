@@ -74,6 +74,14 @@ describe('lib/printable', () => {
       assert.ok(out.includes('"plain":"ключ 👍"'));
     });
 
+    it('keeps the line ends of pretty JSON and of a JSON line: valid JSON holds C0 controls only as whitespace', () => {
+      const pretty = `${JSON.stringify({ a: 'x\u2028', b: [1, 2] }, null, 2)}\n`;
+      const out = printableJson(pretty);
+      assert.equal(out.split('\n').length, pretty.split('\n').length);
+      assert.deepEqual(JSON.parse(out), { a: 'x\u2028', b: [1, 2] });
+      assert.ok(out.endsWith('}\n'));
+    });
+
     it('leaves JSON without unsafe characters unchanged', () => {
       const json = JSON.stringify({ a: 'b\\n', c: [1, 'ü'] });
       assert.equal(printableJson(json), json);
