@@ -98,6 +98,7 @@ export async function launchNodeRed(options: NodeRedLaunchOptions): Promise<Runn
   const settingsFile = writeSettings(options, options.port === 0 ? await freePort() : options.port, credentialSecret);
   fs.writeFileSync(path.join(options.userDir, 'flows.json'), JSON.stringify(options.flows ?? [], null, 2));
   const credentialsFile = path.join(options.userDir, 'flows_cred.json');
+  // A mode given to writeFileSync applies only to a file it creates.
   fs.rmSync(credentialsFile, { force: true });
   fs.writeFileSync(credentialsFile, JSON.stringify(encryptNodeRedCredentials(options.credentials ?? {}, credentialSecret)), { mode: PRIVATE_FILE_MODE });
 
