@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../devhub/config';
 import { startDevHub, type DevHubOptions } from '../devhub';
 import { isCodedError } from '../lib/coded-error';
-import type { CliCommand, CliIo } from './command';
+import { printable, printableJson, type CliCommand, type CliIo } from './command';
 
 /** Where an admin token comes from when the config file names none (a flag would show it in `ps`). */
 const ADMIN_TOKEN_ENV = 'CLAWLING_DEVHUB_ADMIN_TOKEN';
@@ -128,7 +128,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const hub = await startDevHub(options, {
     log: (level, message, fields) => {
       if (!verbose && level === 'debug') return;
-      io.stderr.write(`[devhub] ${level} ${message}${fields ? ' ' + JSON.stringify(fields) : ''}\n`);
+      io.stderr.write(`[devhub] ${level} ${printable(message)}${fields ? ' ' + printableJson(JSON.stringify(fields)) : ''}\n`);
     },
   });
   const users = (options.users ?? []).map((u) => u.id);

@@ -11,7 +11,7 @@ import { fromHex, toHex } from '../lib/bytes';
 import { CodedError } from '../lib/coded-error';
 import { applyCommit } from '../lib/dictionary/apply-commit';
 import { changesToJson, type OperationName, runOperation } from '../lib/dictionary/operations';
-import { type CliCommand, type CliIo, readAll, write } from './command';
+import { type CliCommand, type CliIo, jsonLine, printable, readAll, write } from './command';
 
 const HELP = `usage: clawling dict <create|write|apply|describe|read> [options]
 
@@ -158,11 +158,11 @@ async function runApply(values: Values, io: CliIo): Promise<number> {
 /** The answer as one JSON line, or with --hex only its bytes (a rejection then goes to stderr, exit 1). */
 async function answer(out: Record<string, unknown>, hexOnly: boolean, io: CliIo): Promise<number> {
   if (!hexOnly) {
-    await write(io.stdout, `${JSON.stringify(out)}\n`);
+    await write(io.stdout, jsonLine(out));
     return 0;
   }
   if (out.ok !== true) {
-    io.stderr.write(`${JSON.stringify(out)}\n`);
+    io.stderr.write(jsonLine(out));
     return 1;
   }
   const bytes = Array.isArray(out.proposals) ? (out.proposals as string[]) : [out.dictionary as string];
@@ -212,7 +212,7 @@ export const command: CliCommand = {
       return await answer(out, values.hex === true, io);
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
-      io.stderr.write(`clawling dict: ${err.message}\n(see 'clawling dict --help')\n`);
+      io.stderr.write(`clawling dict: ${printable(err.message)}\n(see 'clawling dict --help')\n`);
       return 2;
     }
   },

@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from './command';
-import { write } from './command';
+import { jsonLine, printable, write } from './command';
 import { HubClient, HubError, type HubStatus, type Reliability } from '../lib/hub';
 import { openStore, type Store } from '../lib/store';
 
@@ -101,7 +101,7 @@ function stateLine(s: HubStatus): string {
   if (s.state === 'backoff') line.retry_in_ms = s.retryInMs;
   if (s.reason !== undefined && (s.state === 'backoff' || s.state === 'auth_failed')) line.reason = s.reason;
   if (s.deliveryMode !== undefined) line.delivery_mode = s.deliveryMode;
-  return JSON.stringify(line) + '\n';
+  return jsonLine(line);
 }
 
 const AUTH_MESSAGE = 'clawling hub: the hub refused the token (authentication failed); get a fresh token and try again\n';
@@ -147,7 +147,7 @@ async function tail(values: Values, io: CliIo): Promise<number> {
   });
   client.on('frame', (f) => {
     if (chat !== undefined && f.chatId !== chat) return;
-    print(JSON.stringify({ event: f.event, chat_id: f.chatId ?? null, message_id: f.messageId ?? null, payload: f.payload }) + '\n');
+    print(jsonLine({ event: f.event, chat_id: f.chatId ?? null, message_id: f.messageId ?? null, payload: f.payload }));
   });
   const signal = interrupted();
   client.start();
@@ -195,7 +195,7 @@ async function send(values: Values, io: CliIo): Promise<number> {
   }
   if (outcome.ok) {
     const a = outcome.ack;
-    await write(io.stdout, JSON.stringify({ event: 'message.ack', chat_id: a.chatId, message_id: a.messageId, trace_id: a.traceId, accepted_at: a.acceptedAt ?? null }) + '\n');
+    await write(io.stdout, jsonLine({ event: 'message.ack', chat_id: a.chatId, message_id: a.messageId, trace_id: a.traceId, accepted_at: a.acceptedAt ?? null }));
     return EXIT_OK;
   }
   const err = outcome.err;
@@ -203,11 +203,11 @@ async function send(values: Values, io: CliIo): Promise<number> {
     const d = err.details ?? {};
     await write(
       io.stdout,
-      JSON.stringify({ event: 'message.error', chat_id: d.chatId ?? chatId, message_id: d.messageId ?? null, trace_id: d.traceId ?? null, code: d.serverCode, reason: d.reason ?? null }) + '\n',
+      jsonLine({ event: 'message.error', chat_id: d.chatId ?? chatId, message_id: d.messageId ?? null, trace_id: d.traceId ?? null, code: d.serverCode, reason: d.reason ?? null }),
     );
     return EXIT_FAILED;
   }
-  io.stderr.write(`clawling hub send: ${err instanceof HubError ? `${err.code}: ` : ''}${(err as Error)?.message ?? String(err)}\n`);
+  io.stderr.write(`clawling hub send: ${err instanceof HubError ? `${err.code}: ` : ''}${printable((err as Error)?.message ?? String(err))}\n`);
   return EXIT_FAILED;
 }
 

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { checkHealth, DEFAULT_MAX_BYTES, MediaError, uploadMediaDetailed, type UploadProgress } from '../lib/media';
-import type { CliCommand, CliIo } from './command';
+import { printable, printableJson, type CliCommand, type CliIo } from './command';
 
 const DEFAULT_TOKEN_ENV = 'CLAWLING_TOKEN';
 const URL_ENV = 'CLAWLING_MEDIA_URL';
@@ -121,10 +121,10 @@ async function upload(args: string[], io: CliIo): Promise<number> {
     timeoutMs: parseCount(values.timeout, '--timeout', 1),
     enrich: !values['no-enrich'],
     onProgress: values.progress ? progressPrinter(io) : undefined,
-    onWarning: values.quiet ? undefined : (w) => io.stderr.write(`warning: ${w.code}: ${w.message}\n`),
-    onRetry: values.quiet ? undefined : (r) => io.stderr.write(`retrying in ${r.delayMs} ms after ${r.error.code}: ${r.error.message}\n`),
+    onWarning: values.quiet ? undefined : (w) => io.stderr.write(`warning: ${w.code}: ${printable(w.message)}\n`),
+    onRetry: values.quiet ? undefined : (r) => io.stderr.write(`retrying in ${r.delayMs} ms after ${r.error.code}: ${printable(r.error.message)}\n`),
   });
-  io.stdout.write(JSON.stringify(result.fragment, null, values.pretty ? 2 : undefined) + '\n');
+  io.stdout.write(printableJson(JSON.stringify(result.fragment, null, values.pretty ? 2 : undefined)) + '\n');
   return 0;
 }
 
@@ -142,7 +142,7 @@ async function health(args: string[], io: CliIo): Promise<number> {
   const url = values.url ?? io.env[URL_ENV];
   if (!url) throw new UsageError(`no media URL: pass --url or set ${URL_ENV}`);
   const report = await checkHealth(url, { timeoutMs: parseCount(values.timeout, '--timeout', 1) });
-  io.stdout.write(`${report.body || 'ok'} (HTTP ${report.status}, ${report.latencyMs.toFixed(1)} ms)\n`);
+  io.stdout.write(`${printable(report.body || 'ok')} (HTTP ${report.status}, ${report.latencyMs.toFixed(1)} ms)\n`);
   return 0;
 }
 
@@ -160,7 +160,7 @@ export const command: CliCommand = {
       throw new UsageError(`unknown subcommand '${sub}'`);
     } catch (err) {
       if (err instanceof MediaError) {
-        io.stderr.write(`clawling media: ${err.code}: ${err.message}\n`);
+        io.stderr.write(`clawling media: ${err.code}: ${printable(err.message)}\n`);
         return 1;
       }
       if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {

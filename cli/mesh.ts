@@ -22,7 +22,7 @@ import { decodeJsonFloor } from '../lib/mesh/json-floor';
 import { parseJsonPlain } from '../lib/mesh/json-plain';
 import { MeshDecodeError } from '../lib/mesh/errors';
 import type { MeshMessage } from '../lib/mesh/message';
-import { readAll, write, type CliCommand, type CliIo } from './command';
+import { printable, printableJson, readAll, write, type CliCommand, type CliIo } from './command';
 
 const HELP = `usage: clawling mesh <encode|decode|fragment|reassemble> [options]   (stdin → stdout)
 
@@ -86,7 +86,7 @@ async function eachLine(stdin: Readable, fn: (line: string, number: number) => P
 
 /** The frame of a decoded message as JSON floor text (never binary: this is for reading). */
 function jsonText(message: MeshMessage): string {
-  return Buffer.from(encodeFrame(message, 'json')).toString('utf8');
+  return printableJson(Buffer.from(encodeFrame(message, 'json')).toString('utf8'));
 }
 
 function composeFromText(text: Uint8Array | string, raw: boolean): MeshMessage {
@@ -184,7 +184,7 @@ export const command: CliCommand = {
         io.stderr.write(`clawling mesh ${name}: ${(err as Error).message}\nRun 'clawling mesh --help' for the options.\n`);
         return 2;
       }
-      io.stderr.write(`clawling mesh ${name}: ${describe(err).replace(/\s*\n\s*/g, ' ')}\n`);
+      io.stderr.write(`clawling mesh ${name}: ${printable(describe(err).replace(/\s*\n\s*/g, ' '))}\n`);
       return 1;
     }
   },

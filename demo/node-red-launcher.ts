@@ -4,10 +4,18 @@
  * Used by `clawling demo` and by the editor suite. The package is linked into `<userDir>/node_modules`, which is
  * where Node-RED looks for node modules and for their `examples/`, so the palette and Import ▸ Examples show
  * exactly what a user gets from `npm install`. Everything listens on 127.0.0.1 and nothing is fetched from outside.
+ *
+ * Credentials are encrypted and private to this user: each launch draws a fresh `credentialSecret` (the userDir is
+ * written anew each time, so no secret needs to outlive it; it is never printed), `flows_cred.json` is written
+ * encrypted, and the userDir, its settings and credentials are mode 0700/0600. Node-RED replaces the file on every
+ * deploy with a new one (a temporary file renamed over it), so the mode of the first file would not last; the
+ * settings file therefore sets the child's umask to 077, and whatever Node-RED writes is created 0600.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { encryptNodeRedCredentials } from './node-red-credentials';
 import { freePort } from './free-port';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
@@ -18,7 +26,7 @@ export interface NodeRedLaunchOptions {
   port: number;
   /** Flows to deploy at start; written to `<userDir>/flows.json`. */
   flows?: unknown[];
-  /** Plain-text credentials keyed by node id (the userDir runs with `credentialSecret: false`). */
+  /** Credentials keyed by node id; they reach the disk encrypted with the launch's own `credentialSecret`. */
   credentials?: Record<string, Record<string, string>>;
   /** Extra settings merged over the defaults (JSON-serialisable values only). */
   settings?: Record<string, unknown>;
@@ -56,12 +64,17 @@ function linkPackage(userDir: string): void {
   );
 }
 
-function writeSettings(options: NodeRedLaunchOptions, port: number): string {
+/** Owner only: the directory and what the launcher or Node-RED writes in it. */
+const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
+const CHILD_UMASK = 0o077;
+
+function writeSettings(options: NodeRedLaunchOptions, port: number, credentialSecret: string): string {
   const settings = {
     uiHost: '127.0.0.1',
     uiPort: port,
     flowFile: 'flows.json',
-    credentialSecret: false,
+    credentialSecret,
     diagnostics: { enabled: false, ui: false },
     telemetry: { enabled: false, updateNotification: false },
     externalModules: { autoInstall: false, palette: { allowInstall: false } },
@@ -70,16 +83,24 @@ function writeSettings(options: NodeRedLaunchOptions, port: number): string {
     ...options.settings,
   };
   const file = path.join(options.userDir, 'settings.js');
-  fs.writeFileSync(file, `module.exports = ${JSON.stringify(settings, null, 2)};\n`);
+  // settings.js runs in the Node-RED process before its storage writes anything.
+  const umask = `// Files Node-RED writes here (flows_cred.json on every deploy) are the owner's only.\nprocess.umask(0o${CHILD_UMASK.toString(8).padStart(3, '0')});\n`;
+  fs.writeFileSync(file, `${umask}module.exports = ${JSON.stringify(settings, null, 2)};\n`, { mode: PRIVATE_FILE_MODE });
+  fs.chmodSync(file, PRIVATE_FILE_MODE);
   return file;
 }
 
 export async function launchNodeRed(options: NodeRedLaunchOptions): Promise<RunningNodeRed> {
-  fs.mkdirSync(options.userDir, { recursive: true });
+  fs.mkdirSync(options.userDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  fs.chmodSync(options.userDir, PRIVATE_DIR_MODE);
   linkPackage(options.userDir);
-  const settingsFile = writeSettings(options, options.port === 0 ? await freePort() : options.port);
+  const credentialSecret = randomBytes(32).toString('base64url');
+  const settingsFile = writeSettings(options, options.port === 0 ? await freePort() : options.port, credentialSecret);
   fs.writeFileSync(path.join(options.userDir, 'flows.json'), JSON.stringify(options.flows ?? [], null, 2));
-  fs.writeFileSync(path.join(options.userDir, 'flows_cred.json'), JSON.stringify(options.credentials ?? {}, null, 2));
+  const credentialsFile = path.join(options.userDir, 'flows_cred.json');
+  // A mode given to writeFileSync applies only to a file it creates.
+  fs.rmSync(credentialsFile, { force: true });
+  fs.writeFileSync(credentialsFile, JSON.stringify(encryptNodeRedCredentials(options.credentials ?? {}, credentialSecret)), { mode: PRIVATE_FILE_MODE });
 
   const child = spawn(process.execPath, [options.redJs ?? resolveNodeRed(), '--userDir', options.userDir, '--settings', settingsFile], {
     env: { ...process.env, ...options.env, NODE_RED_ENABLE_PROJECTS: 'false' },

@@ -23,6 +23,7 @@ import type { HubBridge } from '../gateway/extensions/hub-bridge';
 import { Gateway } from '../gateway/gateway';
 import { loadOrCreateIdentity } from '../gateway/identity';
 import { child, createLogger, type Logger } from '../gateway/logger';
+import { printable } from '../lib/printable';
 import { DemoError } from './errors';
 import { launchNodeRed, type RunningNodeRed } from './node-red-launcher';
 import { startDemoBroker, type DemoBroker } from './broker';
@@ -46,6 +47,7 @@ export interface DemoOptions {
   virtualBle?: boolean;
   /** With `virtualBle`: the python3 that opens the controller's ptys (default /usr/bin/python3, else python3 on PATH). */
   python?: string;
+  /** Gets one line at a time, already printable: mesh content and hub texts are escaped before they reach it. */
   print: (line: string) => void;
 }
 
@@ -79,7 +81,9 @@ function inUse(err: unknown, what: string, flag: string, port: number): Error {
   return err as Error;
 }
 
-export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  // The demo console's one seam: every line (mesh content, hub texts, Node-RED's own log lines) goes out printable.
+  const o: DemoOptions = { ...options, print: (line) => options.print(printable(line)) };
   fs.mkdirSync(o.dir, { recursive: true });
   for (const sub of ['gateway-state', 'node-red']) fs.rmSync(path.join(o.dir, sub), { recursive: true, force: true });
   const stops: Array<() => Promise<void>> = [];

@@ -1,12 +1,13 @@
 /**
  * Hub-wide fault rules set through the admin interface: refuse or end handshakes, withhold or delay `message.ack`,
- * withhold `replay.done`, fail media uploads. Each rule has a budget (`count`, unlimited by default) and is consumed
+ * withhold `replay.done`, echo the presented token in a refusal, fail media uploads. Each rule has a budget (`count`, unlimited by default) and is consumed
  * as it fires. Per-connection faults (drop after N frames, skip a dseq, half-open) live on the session itself.
  */
 import type {
   AckFaultInput,
   DelayAcksInput,
   DropMode,
+  EchoTokenInput,
   FailHandshakeInput,
   FailMediaInput,
   FaultSnapshot,
@@ -45,6 +46,7 @@ export class FaultBook {
   private media: Array<FailMediaInput & Budgeted> = [];
   private replayDone: Array<WithholdReplayDoneInput & Budgeted> = [];
   private handshakes: Array<FailHandshakeInput & Budgeted> = [];
+  private echoes: Array<EchoTokenInput & Budgeted> = [];
 
   refuseAuth(input: RefuseAuthInput): void {
     this.refuse.push({ ...input, remaining: budget(input.count) });
@@ -66,6 +68,10 @@ export class FaultBook {
     this.handshakes.push({ ...input, remaining: budget(input.count) });
   }
 
+  echoToken(input: EchoTokenInput): void {
+    this.echoes.push({ ...input, remaining: budget(input.count) });
+  }
+
   failMedia(input: FailMediaInput): void {
     this.media.push({ ...input, remaining: input.count === undefined ? 1 : budget(input.count) });
   }
@@ -73,6 +79,12 @@ export class FaultBook {
   /** The refusal reason for this handshake, consuming one unit of the matching rule. */
   takeAuthRefusal(userId: string | undefined): string | undefined {
     return take(this.refuse, (r) => r.user_id === undefined || r.user_id === userId)?.reason;
+  }
+
+  /** Where this handshake's refusal echoes its token, if a rule says so (consumes one unit). */
+  takeTokenEcho(userId: string | undefined): 'hello-fail' | 'close' | undefined {
+    const rule = take(this.echoes, (r) => r.user_id === undefined || r.user_id === userId);
+    return rule ? (rule.via ?? 'hello-fail') : undefined;
   }
 
   /** What to do with one `message.ack` to this device. */
@@ -105,6 +117,7 @@ export class FaultBook {
     this.media = [];
     this.replayDone = [];
     this.handshakes = [];
+    this.echoes = [];
   }
 
   snapshot(): FaultSnapshot {
@@ -117,6 +130,7 @@ export class FaultBook {
       fail_media: out(this.media),
       withhold_replay_done: out(this.replayDone),
       fail_handshake: out(this.handshakes),
+      echo_token: out(this.echoes),
     };
   }
 }

@@ -24,6 +24,10 @@ export const REASON_EVENT = 'invalid connect event';
 export const REASON_PAYLOAD = 'invalid connect payload';
 
 const TAKEOVER_CLOSE_TEXT = 'connection replaced by a newer session for this device';
+/** The close code of the echo-token fault's `close` form (4401: unauthorised, in the application range). */
+export const ECHO_TOKEN_CLOSE_CODE = 4401;
+/** RFC 6455 §5.5: a close reason fits in 123 bytes. */
+const MAX_CLOSE_REASON_BYTES = 123;
 
 export function onConnection(ctx: HubContext, ws: WebSocket, socket: Duplex, req: IncomingMessage): void {
   const session = new Session(ctx.ids.connectionId(), ws, socket, ctx.ids.nonce(), ctx.now(), req.socket.remoteAddress ?? '');
@@ -92,6 +96,23 @@ function helloFail(ctx: HubContext, session: Session, trace: string, reason: str
   session.ws.send(text, () => abort(session));
 }
 
+/**
+ * The echo-token fault: a refusal quoting the token presented, as a careless server writes it. The dev hub's own
+ * log and events name the fault, never the token. A close reason longer than RFC 6455 allows is cut at 123 bytes.
+ */
+function echoToken(ctx: HubContext, session: Session, trace: string, token: string, via: 'hello-fail' | 'close'): void {
+  session.phase = 'closed';
+  const text = `invalid token: Bearer ${token}`;
+  ctx.log('info', 'handshake refused, echoing the token (fault)', { connection: session.id, via });
+  if (via === 'close') {
+    session.ws.close(ECHO_TOKEN_CLOSE_CODE, Buffer.from(text, 'utf8').subarray(0, MAX_CLOSE_REASON_BYTES).toString('utf8'));
+    return;
+  }
+  ctx.events.emit('hello-fail', { connection_id: session.id, reason: 'invalid token: Bearer [token]' });
+  const frame = JSON.stringify({ version: PROTOCOL_VERSION, event: 'hello-fail', trace_id: trace, emitted_at: ctx.now(), payload: { reason: text } });
+  session.ws.send(frame, () => abort(session));
+}
+
 /** The fail-handshake fault: the connection ends after a valid `connect`, with neither `hello-ok` nor `hello-fail`. */
 function endHandshake(ctx: HubContext, session: Session, userId: string, deviceId: string, mode: DropMode): void {
   ctx.log('info', 'handshake cut by a fault', { connection: session.id, user: userId, mode });
@@ -153,6 +174,8 @@ function handleConnect(ctx: HubContext, session: Session, text: string): void {
   if (!payload) return helloFail(ctx, session, trace, REASON_PAYLOAD);
   if (payload.nonce !== session.nonce) return helloFail(ctx, session, trace, REASON_NONCE);
   const user = ctx.directory.authenticate(payload.token);
+  const echo = ctx.faults.takeTokenEcho(user?.id);
+  if (echo !== undefined) return echoToken(ctx, session, trace, payload.token, echo);
   const refusal = ctx.faults.takeAuthRefusal(user?.id);
   if (refusal !== undefined) return helloFail(ctx, session, trace, refusal);
   if (!user) return helloFail(ctx, session, trace, REASON_AUTH);

@@ -133,6 +133,19 @@ export interface FailHandshakeInput {
   mode?: DropMode;
 }
 
+/**
+ * The echo-token fault: the handshake is refused with a text that quotes the token presented, as a careless
+ * server does ("invalid token: Bearer …"), in the `hello-fail` reason or in the close reason (code 4401).
+ */
+export interface EchoTokenInput {
+  /** Only handshakes whose token belongs to this user (default: every handshake, tokens nobody owns included). */
+  user_id?: string;
+  /** How many handshakes to refuse so (default: until `clearFaults`). */
+  count?: number;
+  /** Where the token comes back (default `hello-fail`). */
+  via?: 'hello-fail' | 'close';
+}
+
 /** What the poison frame breaks: a `context.mentions` the mapper chokes on, a body that is not an object, or a payload that is a string. */
 export type PoisonShape = 'mentions' | 'body' | 'payload';
 
@@ -265,6 +278,7 @@ export interface FaultSnapshot {
   fail_media: Array<FailMediaInput & { remaining: number }>;
   withhold_replay_done: Array<WithholdReplayDoneInput & { remaining: number }>;
   fail_handshake: Array<FailHandshakeInput & { remaining: number }>;
+  echo_token: Array<EchoTokenInput & { remaining: number }>;
 }
 
 export interface DevHubAdmin {
@@ -310,6 +324,8 @@ export interface DevHubAdmin {
   /** Handshakes that pass authentication are ended before `hello-ok` (no `hello-fail`), as a crash mid-handshake would. */
   failHandshake(input?: FailHandshakeInput): void;
   refuseAuth(input: RefuseAuthInput): void;
+  /** Refuses handshakes with a text that quotes the presented token (a hub that leaks it; clients must redact). */
+  echoToken(input?: EchoTokenInput): void;
   failMedia(input?: FailMediaInput): void;
   clearFaults(): void;
   faults(): FaultSnapshot;

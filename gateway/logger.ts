@@ -1,13 +1,18 @@
 /**
  * Structured logs: pino, one JSON line per event on stdout (journald keeps them), namespaced by `ns`
  * (`router`, `mqtt`, `radio:ble0`, …). Secrets never reach a line: known secret keys are censored by pino's
- * redaction, and every configured secret value is scrubbed from messages as a second line of defence.
+ * redaction, and every configured secret value is cut from messages as a second line of defence.
+ * Mesh and hub text in a line is printable: JSON escapes the C0 controls but leaves DEL, C1 controls, U+2028/2029
+ * and the bidi controls raw, which `journalctl` or `tail` would hand to a terminal; each line is passed through
+ * `printableJson` (lib/printable.ts) on its way out, which keeps it the same JSON.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { printableJson } from '../lib/printable';
+import { MIN_SECRET_CHARS, REDACTED, redactSecrets } from '../lib/redact';
 
 export type { Logger } from 'pino';
 
-const CENSOR = '[redacted]';
+const CENSOR = REDACTED;
 const SECRET_PATHS = [
   'password',
   'token',
@@ -29,14 +34,8 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
 }
 
-function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 4 && out.includes(s)) out = out.split(s).join(CENSOR);
-  return out;
-}
-
 export function createLogger(options: LoggerOptions): Logger {
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+  const secrets = (options.secrets ?? []).filter((s) => s.length >= MIN_SECRET_CHARS);
   return pino(
     {
       level: options.level,
@@ -44,20 +43,23 @@ export function createLogger(options: LoggerOptions): Logger {
       redact: { paths: SECRET_PATHS, censor: CENSOR },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      hooks: secrets.length
-        ? {
-            logMethod(args, method) {
-              // Only strings can carry a pasted secret (an error message quoting a URL with credentials).
-              const cleaned = args.map((a) => (typeof a === 'string' ? scrub(a, secrets) : a)) as typeof args;
-              method.apply(this, cleaned);
-            },
-          }
-        : {},
+      hooks: {
+        ...(secrets.length
+          ? {
+              logMethod(args, method) {
+                // Only strings can carry a pasted secret (an error message quoting a URL with credentials).
+                const cleaned = args.map((a) => (typeof a === 'string' ? redactSecrets(a, secrets) : a)) as typeof args;
+                method.apply(this, cleaned);
+              },
+            }
+          : {}),
+        streamWrite: printableJson,
+      },
       serializers: {
         err: (err: unknown) => {
           const e = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
-          if (secrets.length && typeof e.message === 'string') e.message = scrub(e.message, secrets);
-          if (secrets.length && typeof e.stack === 'string') e.stack = scrub(e.stack, secrets);
+          if (secrets.length && typeof e.message === 'string') e.message = redactSecrets(e.message, secrets);
+          if (secrets.length && typeof e.stack === 'string') e.stack = redactSecrets(e.stack, secrets);
           return e;
         },
       },

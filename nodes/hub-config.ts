@@ -8,6 +8,7 @@ import os from 'node:os';
 import type { Node, NodeAPI } from 'node-red';
 import type { HubLogger } from '../lib/hub';
 import { toCodedError } from './shared/fail';
+import { nodeLog } from './shared/log';
 import { resolveHubConfig, type HubConfigCredentials, type HubConfigDef } from './hub/config-options';
 import { HubConnection } from './hub/connection';
 import { openHubClient } from './hub/open-client';
@@ -32,19 +33,20 @@ export = function (RED: NodeAPI) {
       homeDir: os.homedir(),
       hostname: os.hostname(),
     });
+    const log = nodeLog(this);
     const logger: HubLogger = {
-      debug: (message, fields) => this.debug(line(message, fields)),
-      info: (message, fields) => this.log(line(message, fields)),
-      warn: (message, fields) => this.warn(line(message, fields)),
-      error: (message, fields) => this.error(line(message, fields)),
+      debug: (message, fields) => log.debug(line(message, fields)),
+      info: (message, fields) => log.info(line(message, fields)),
+      warn: (message, fields) => log.warn(line(message, fields)),
+      error: (message, fields) => log.error(line(message, fields)),
     };
     const connection = new HubConnection({
-      open: () => openHubClient(resolved, logger, (message) => this.warn(message)),
+      open: () => openHubClient(resolved, logger, (message) => log.warn(message)),
       render: (status) => renderHubStatus(status, t),
       renderFailure,
       failed: (err) => {
         const coded = toCodedError(err);
-        this.error(`${coded.code}: ${coded.message}`);
+        log.error(`${coded.code}: ${coded.message}`);
       },
       backoffTickMs: BACKOFF_TICK_MS,
     });
@@ -58,7 +60,7 @@ export = function (RED: NodeAPI) {
     };
     this.deregister = (user: Node, done: () => void) => {
       connection.deregister(user.id).then(done, (err: unknown) => {
-        this.warn(`closing the hub connection: ${toCodedError(err).message}`);
+        log.warn(`closing the hub connection: ${toCodedError(err).message}`);
         done();
       });
     };
@@ -73,7 +75,7 @@ export = function (RED: NodeAPI) {
 
     this.on('close', (_removed: boolean, done: () => void) => {
       connection.close().then(done, (err: unknown) => {
-        this.warn(`closing the hub connection: ${toCodedError(err).message}`);
+        log.warn(`closing the hub connection: ${toCodedError(err).message}`);
         done();
       });
     });

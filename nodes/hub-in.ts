@@ -6,6 +6,7 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import type { HubListeners } from './hub/connection';
+import { nodeLog } from './shared/log';
 import { HubNodeStatus } from './hub/node-status';
 import { HUB_IN_EVENTS, INBOUND_MAPPERS, isHubInEvent, type HubInEvent, type InboundParts } from './hub/inbound';
 import { isHubConfig } from './hub/types';
@@ -29,10 +30,11 @@ export = function (RED: NodeAPI) {
   function HubIn(this: Node, def: HubInDef): void {
     RED.nodes.createNode(this, def);
     const status = new HubNodeStatus(this, RED._('hub-in.status.received'), RED._('hub-in.status.failed'));
+    const log = nodeLog(this);
     const hub = RED.nodes.getNode(def.hub);
     const requested = def.events === undefined ? ['message'] : list(def.events);
     const unknown = requested.filter((e) => !isHubInEvent(e));
-    if (unknown.length > 0) this.warn(RED._('hub-in.errors.bad-events', { events: unknown.join(', ') }));
+    if (unknown.length > 0) log.warn(RED._('hub-in.errors.bad-events', { events: unknown.join(', ') }));
     const events = requested.filter(isHubInEvent);
     const chats = new Set(list(def.chats));
     const skipModes = def.skipModes !== false;
@@ -55,7 +57,7 @@ export = function (RED: NodeAPI) {
 
     if (!isHubConfig(hub)) {
       status.set('red', 'ring', RED._('hub-in.errors.no-hub'));
-      this.error(RED._('hub-in.errors.no-hub'));
+      log.error(RED._('hub-in.errors.no-hub'));
     } else {
       hub.register(this, { onStatus: (view) => status.connection(view), listeners });
     }

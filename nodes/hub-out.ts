@@ -9,6 +9,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import type { HubClient, SendAck, SendHandle, SendRejection } from '../lib/hub';
 import { fail } from './shared/fail';
+import { nodeLog } from './shared/log';
 import { HubNodeError } from './hub/errors';
 import { HubNodeStatus } from './hub/node-status';
 import { parseOutRequest, type OutRequest } from './hub/outbound';
@@ -44,6 +45,7 @@ export = function (RED: NodeAPI) {
     RED.nodes.createNode(this, def);
     const nodeId = this.id;
     const status = new HubNodeStatus(this, RED._('hub-out.status.sent'), RED._('hub-out.status.failed'));
+    const log = nodeLog(this);
     const hub = RED.nodes.getNode(def.hub);
     const defaults = { action: def.action ?? 'send', chatId: (def.chat ?? '').trim() };
     /** Trace ids of the sends this instance still waits on: their answers are reported through their promises. */
@@ -58,7 +60,7 @@ export = function (RED: NodeAPI) {
     };
 
     const streams = new OpenStreams<Msg>(STREAM_LIMIT, STREAM_IDLE_MS, (entry, err) => {
-      this.warn(
+      log.warn(
         err === undefined
           ? `stream ${entry.writer.messageId} had no frame for ${STREAM_IDLE_MS / 1000} s and was ended with message.failed`
           : `stream ${entry.writer.messageId} is idle but could not be ended yet: ${(err as Error).message}`,

@@ -9,6 +9,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { CodedError } from '../lib/coded-error';
 import { DEFAULT_MAX_BYTES, uploadMediaDetailed, type MediaSource, type UploadProgress } from '../lib/media';
 import { fail } from './shared/fail';
+import { nodeLog } from './shared/log';
 import { NodeStatusReporter } from './shared/status';
 
 interface MediaUploadDef extends NodeDef {
@@ -48,6 +49,7 @@ export = function (RED: NodeAPI) {
   function MediaUploadNode(this: Node, config: MediaUploadDef): void {
     RED.nodes.createNode(this, config);
     const status = new NodeStatusReporter(this, RED._('media-upload.status.uploaded'), RED._('media-upload.status.failed'));
+    const log = nodeLog(this);
     const hub = RED.nodes.getNode(config.hub);
     const maxBytes = Math.round(whole(config.maxMiB, DEFAULT_MAX_BYTES / MIB) * MIB) || DEFAULT_MAX_BYTES;
     const retries = Math.floor(whole(config.retries, 2));
@@ -89,7 +91,7 @@ export = function (RED: NodeAPI) {
         signal: controller.signal,
         onProgress,
         onRetry: (r) => status.set('yellow', 'ring', RED._('media-upload.status.retrying', { code: r.error.code })),
-        onWarning: (w) => this.warn(`${w.code}: ${w.message}`),
+        onWarning: (w) => log.warn(`${w.code}: ${w.message}`),
       }).then(
         (result) => {
           msg.payload = result.fragment;

@@ -29,6 +29,7 @@ import type {
   DropConnectionInput,
   DropMode,
   FailHandshakeInput,
+  EchoTokenInput,
   FailMediaInput,
   FaultSnapshot,
   InboxRowInfo,
@@ -296,6 +297,13 @@ export class Admin implements DevHubAdmin {
   refuseAuth(input: RefuseAuthInput): void {
     const obj = object(input, 'input');
     this.ctx.faults.refuseAuth({ reason: str(obj, 'reason'), user_id: optStr(obj, 'user_id'), count: int(obj, 'count', 1) });
+  }
+
+  echoToken(input: EchoTokenInput = {}): void {
+    const obj = object(input, 'input');
+    const via = obj.via ?? 'hello-fail';
+    if (via !== 'hello-fail' && via !== 'close') bad('via must be "hello-fail" or "close"');
+    this.ctx.faults.echoToken({ user_id: optStr(obj, 'user_id'), count: int(obj, 'count', 1), via });
   }
 
   failMedia(input: FailMediaInput = {}): void {

@@ -61,6 +61,7 @@ const POST: Record<string, Route> = {
   'faults/withhold-replay-done': (a, b) => a.withholdReplayDone(b as never),
   'faults/half-open': (a, b) => a.halfOpen(target(b)),
   'faults/fail-handshake': (a, b) => a.failHandshake(b as never),
+  'faults/echo-token': (a, b) => a.echoToken(b as never),
   'faults/fail-media': (a, b) => a.failMedia(b as never),
   'faults/clear': (a) => a.clearFaults(),
   sweep: (a) => a.sweep(),

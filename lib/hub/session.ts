@@ -5,8 +5,13 @@
  * The v2 density check lives here, at the socket read layer: every frame carrying a `dseq` must be exactly the
  * previous one plus one, counted from zero on this connection (a new Session per `hello-ok` is the baseline reset).
  * A violation closes the connection; replay refills the gap. Nothing here touches the store.
+ *
+ * Everything the hub says enters here (frames, the close reason, socket errors), so this is where the token this
+ * connection presented is cut out of it (lib/redact.ts): a hub that echoes it ("invalid token: Bearer …") in a
+ * `hello-fail`, a `message.error` or a close reason must not get it into a status, an event, an error or a log.
  */
 import WebSocket from 'ws';
+import { redactSecrets } from '../redact';
 import type { Capabilities } from './capabilities';
 import type { Clock, TimerHandle } from './clock';
 import { EVENT, PROTOCOL_REVISION, uplink, type Uplink } from './envelope';
@@ -76,6 +81,9 @@ export class Session {
   private lastError: string | undefined;
   private v2Epoch: string | undefined;
   private lastReadDseq = 0;
+  /** The token as it reads inside a JSON string, and its UTF-8 bytes (a frame is searched before it is decoded). */
+  private readonly tokenInJson: string;
+  private readonly tokenBytes: Buffer;
   /** Clock time of the last frame of any kind (the dead-socket probe reads it). */
   lastFrameAt: number;
 
@@ -84,6 +92,8 @@ export class Session {
     private readonly callbacks: SessionCallbacks,
   ) {
     this.id = options.id;
+    this.tokenInJson = JSON.stringify(options.token).slice(1, -1);
+    this.tokenBytes = Buffer.from(this.tokenInJson, 'utf8');
     this.lastFrameAt = options.clock.now();
     this.handshakeTimer = options.clock.setTimeout(() => this.close('handshake-timeout', true), options.handshakeTimeoutMs);
     this.ws = new WebSocket(options.url, { perMessageDeflate: false, maxPayload: options.maxPayload, handshakeTimeout: options.handshakeTimeoutMs, ...options.tls });
@@ -93,9 +103,9 @@ export class Session {
     });
     this.ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => this.onMessage(data, isBinary));
     this.ws.on('error', (err: Error) => {
-      this.lastError = err.message;
+      this.lastError = this.redact(err.message);
     });
-    this.ws.on('close', (code: number, reason: Buffer) => this.onClose(code, reason.toString('utf8')));
+    this.ws.on('close', (code: number, reason: Buffer) => this.onClose(code, this.redact(reason.toString('utf8'))));
   }
 
   get isLive(): boolean {
@@ -155,7 +165,7 @@ export class Session {
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
     if (this.phase === 'closing' || this.phase === 'closed') return;
     this.lastFrameAt = this.options.clock.now();
-    const parsed = isBinary ? { ok: false as const, reason: 'binary frame', dseq: undefined, raw: '' } : parseFrame(data);
+    const parsed = isBinary ? { ok: false as const, reason: 'binary frame', dseq: undefined, raw: '' } : parseFrame(this.redactFrame(data));
     if (this.phase !== 'live') {
       this.onHandshakeFrame(parsed);
       return;
@@ -170,6 +180,18 @@ export class Session {
       this.lastReadDseq = dseq;
     }
     this.callbacks.onFrame(this, parsed);
+  }
+
+  /** Server text without this connection's token. */
+  private redact(text: string): string {
+    return redactSecrets(text, [this.options.token]);
+  }
+
+  /** A frame as received, or as text with the token cut out when its bytes hold it (a byte search: no decode per frame). */
+  private redactFrame(data: WebSocket.RawData): WebSocket.RawData | string {
+    const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    if (this.tokenBytes.length === 0 || !bytes.includes(this.tokenBytes)) return bytes;
+    return redactSecrets(bytes.toString('utf8'), [this.tokenInJson]);
   }
 
   private onHandshakeFrame(parsed: ParsedFrame): void {

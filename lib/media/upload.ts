@@ -7,6 +7,7 @@
  * attempts. Only the retryable classes are tried again, and only while the source can give the same bytes again.
  */
 import type http from 'node:http';
+import { redactSecrets } from '../redact';
 import { enrichFragment } from './enrich';
 import { authorizationHeader, uploadUrl } from './endpoint';
 import { readUploadReply } from './envelope';
@@ -197,7 +198,8 @@ export async function uploadMediaDetailed(source: MediaSource, options: UploadOp
               }
             : undefined,
         });
-        const outcome = readUploadReply(reply.status, reply.text);
+        // A service may quote the token it was shown ("invalid token: Bearer …"); no error built from its reply may carry it.
+        const outcome = readUploadReply(reply.status, options.token ? redactSecrets(reply.text, [options.token]) : reply.text);
         if (outcome.ok) {
           const fragment = options.enrich === false ? outcome.fragment : enrichFragment(outcome.fragment, facts);
           return { fragment, warnings, attempts: attempt, mime: choice.mime, detectedMime, name, facts };

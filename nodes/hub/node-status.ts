@@ -18,9 +18,9 @@ export class HubNodeStatus extends NodeStatusReporter {
   protected override render(): void {
     const { fill, shape, text, state } = this.view;
     if (state !== 'connected' || (this.okCount === 0 && this.errorCount === 0)) {
-      this.node.status({ fill, shape, text });
+      this.show({ fill, shape, text });
       return;
     }
-    this.node.status({ fill: this.lastError ? 'red' : fill, shape: this.lastError ? 'ring' : shape, text: `${text} · ${this.countsText()}` });
+    this.show({ fill: this.lastError ? 'red' : fill, shape: this.lastError ? 'ring' : shape, text: `${text} · ${this.countsText()}` });
   }
 }

@@ -1,8 +1,10 @@
 /**
  * Node status in one place: counts of what went through, or the code of the last failure.
  * Texts stay short because the editor shows them under the node; both words come from the node's locale.
+ * Every text goes out printable (lib/printable.ts): a code or a connection reason can come from a hub.
  */
-import type { Node } from 'node-red';
+import type { Node, NodeStatus } from 'node-red';
+import { printable } from '../../lib/printable';
 
 export class NodeStatusReporter {
   protected okCount = 0;
@@ -33,7 +35,7 @@ export class NodeStatusReporter {
 
   /** Shows a free text, e.g. a connection state. */
   set(fill: 'red' | 'green' | 'yellow' | 'blue' | 'grey', shape: 'ring' | 'dot', text: string): void {
-    this.node.status({ fill, shape, text });
+    this.show({ fill, shape, text });
   }
 
   clear(): void {
@@ -52,6 +54,11 @@ export class NodeStatusReporter {
   }
 
   protected render(): void {
-    this.node.status(this.lastError ? { fill: 'red', shape: 'ring', text: this.countsText() } : { fill: 'green', shape: 'dot', text: this.countsText() });
+    this.show(this.lastError ? { fill: 'red', shape: 'ring', text: this.countsText() } : { fill: 'green', shape: 'dot', text: this.countsText() });
+  }
+
+  /** The one place a status reaches the node. */
+  protected show(status: NodeStatus): void {
+    this.node.status(typeof status.text === 'string' ? { ...status, text: printable(status.text) } : status);
   }
 }

@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { startDevHub, type DevHub } from '../../devhub';
 import { HubClient } from '../../lib/hub';
+import { unsafeCharacters } from '../support/unsafe-text';
 
 const BIN = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
 const USERS = [
@@ -153,6 +154,39 @@ describe('clawling hub', function () {
     r.child.kill('SIGTERM');
     assert.equal(await r.exit, 0);
   });
+
+  it('tail prints hostile message text as JSON that parses back to it, with nothing raw a terminal would act on', async () => {
+    const r = run(['tail', ...common(), '--user-id', 'usr_bob', '--device-id', 'tail-1', '--chat', 'chat-ab'], { HUB_TOKEN: 'tok-bob' });
+    await r.line((l) => l.startsWith('{"state":"connected"'));
+    const alice = new HubClient({ url: hub.wsUrl, token: 'tok-alice', userId: 'usr_alice', deviceId: 'alice-1', pingSilenceMs: 0 });
+    alice.start();
+    const text = 'a\nb\x1b[2J\u202eevil\u2028\u2029\u0085\u009b31m\x7f ключ 👍';
+    try {
+      const ack = await alice.send({ chatId: 'chat-ab', text });
+      const line = await r.line((l) => l.includes(ack.messageId));
+      assert.deepEqual(unsafeCharacters(line), [], 'no raw control, separator or bidi character in the printed line');
+      assert.ok(line.includes('\\u202e') && line.includes('\\u2028') && line.includes('\\u009b') && line.includes('ключ 👍'), line);
+      const event = JSON.parse(line) as { payload: { message: { body: { fragments: Array<{ text: string }> } } } };
+      assert.equal(event.payload.message.body.fragments[0].text, text, 'the JSON still says exactly what was sent');
+    } finally {
+      await alice.stop();
+    }
+    r.child.kill('SIGTERM');
+    assert.equal(await r.exit, 0);
+  });
+
+  for (const via of ['hello-fail', 'close'] as const) {
+    it(`never prints the token a hub echoes in its refusal (echo-token fault, via ${via})`, async () => {
+      hub.admin.echoToken({ count: 1, via });
+      const r = run(['tail', ...common(), '--user-id', 'usr_bob', '--device-id', 'tail-1'], { HUB_TOKEN: 'tok-bob' });
+      const backoff = await r.line((l) => l.startsWith('{"state":"backoff"'));
+      await r.line((l) => l.startsWith('{"state":"connected"'));
+      r.child.kill('SIGTERM');
+      assert.equal(await r.exit, 0);
+      assert.equal((JSON.parse(backoff) as { reason?: string }).reason, 'invalid token: Bearer [redacted]');
+      assert.ok(!r.lines.join('\n').includes('tok-bob') && !r.stderr().includes('tok-bob'), 'the token is never printed');
+    });
+  }
 
   it('exits 2 on bad usage, naming the problem', async () => {
     for (const [args, message] of [

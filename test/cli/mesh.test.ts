@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { decodeFragment } from '../../lib/mesh/ble-fragment';
+import { decodeFragment, encodeFragments } from '../../lib/mesh/ble-fragment';
+import { unsafeCharacters } from '../support/unsafe-text';
 
 const BIN = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
 
@@ -136,6 +137,20 @@ describe('clawling mesh', function () {
     assert.equal(Buffer.from(back.stdout.toString().trim(), 'base64').toString('hex'), frame.toString('hex'));
     const decoded = mesh(['reassemble', '--decode'], lines.join('\n'));
     assert.equal((JSON.parse(decoded.stdout.toString()) as { content: string }).content, content);
+  });
+
+  it('quotes a hostile fragment id in its error as one printable stderr line', () => {
+    const frame = mesh(['encode'], JSON.stringify({ ...APP, content: 'y; '.repeat(170) })).stdout;
+    const id = 'x\n\x1b[2J\u202eevil';
+    const [first] = encodeFragments(new Uint8Array(frame), id, 185);
+    const bad = Buffer.from(first);
+    bad.writeUInt16LE(7, 4 + Buffer.byteLength(id) + 2); // a total the assembly does not expect
+    const run = mesh(['reassemble'], `${Buffer.from(first).toString('base64')}\n${bad.toString('base64')}\n`);
+    assert.equal(run.status, 1);
+    const lines = run.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0], /^clawling mesh reassemble: line 2: FRAGMENT_TOTAL_MISMATCH: fragment of x ?\\x1b\[2J\\u202eevil declares 7 fragments/);
+    assert.deepEqual(unsafeCharacters(lines[0]), [], 'no raw ESC or bidi override');
   });
 
   it('reassemble reports fragments still missing at the end of the input, and a bad fragment by line', () => {

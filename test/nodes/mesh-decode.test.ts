@@ -10,6 +10,7 @@ import { LAMPORT_CLOCK_MAX } from '../../lib/mesh/message';
 import { baseMessage, fullMessage } from '../lib/mesh/fixtures';
 import { collectMessages, nextMessage, probedFlow, probes, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
 import { coreNode } from '../support/node-red-package';
+import { unsafeCharacters } from '../support/unsafe-text';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const encodeNode = require('../../nodes/mesh-encode');
@@ -117,6 +118,36 @@ describe('mesh-decode node', function () {
     for (const f of fragments.slice(1)) n.dec.receive({ payload: Buffer.from(f) });
     assert.equal((await caught).error?.code, 'FRAGMENT_TOTAL_MISMATCH');
     assert.equal(((await out).payload as { content: string }).content, 'q'.repeat(400));
+  });
+
+  it('writes a refusal that quotes a hostile fragment id as one printable log line when no Catch takes it', async () => {
+    const at = { z: 'tab', x: 100, y: 100 };
+    await helper.load([decodeNode], [{ id: 'tab', type: 'tab' }, { id: 'dec', type: 'mesh-decode', ...at, reassemble: true, wires: [[]] }] as Flow);
+    const id = 'x\n[red] [mesh-decode:forged] all good\x1b[2J\u202e';
+    const m = baseMessage({ content: 'q'.repeat(400) });
+    const [first] = encodeFragments(encodeFrame(m, 'json'), id, 185);
+    const bad = Buffer.from(first);
+    bad.writeUInt16LE(7, 4 + Buffer.byteLength(id) + 2); // total 7 ≠ the assembly's: FRAGMENT_TOTAL_MISMATCH quotes the id
+    const spy = (helper as unknown as { log(): { getCalls(): Array<{ args: Array<{ level?: number; id?: string; msg?: unknown }> }> } }).log();
+    const dec = helper.getNode('dec') as unknown as TestNode;
+    dec.receive({ payload: Buffer.from(first) });
+    dec.receive({ payload: bad });
+    const logged = async (): Promise<{ msg?: unknown }> => {
+      for (let i = 0; i < 200; i++) {
+        const entry = spy.getCalls().map((c) => c.args[0]).find((e) => e?.id === 'dec' && e.level === 20);
+        if (entry) return entry;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error('no error logged by the node');
+    };
+    const entry = await logged();
+    const line = String(entry.msg);
+    assert.match(line, /^MeshDecodeError: fragment of x\\n\[red\] \[mesh-decode:forged\] all good\\x1b\[2J\\u202e declares 7 fragments; its assembly expects \d+$/);
+    assert.deepEqual(unsafeCharacters(line), [], 'no raw newline, ESC or bidi override in the line');
+    const stack = String((entry.msg as Error).stack);
+    assert.equal(stack.split('\n')[0], line, 'the stack Node-RED logs in verbose mode starts with the same line');
+    assert.match(stack.split('\n')[1], /^ +at /, 'and keeps the frames');
+    assert.equal((entry.msg as { code?: string }).code, 'FRAGMENT_TOTAL_MISMATCH');
   });
 
   it('lets whole frames through while reassembling, and takes an array of fragments in one message', async () => {

@@ -235,6 +235,13 @@ describe('uploadMedia (dev hub media service)', function () {
       assert.equal(retries.length, 0);
     });
 
+    it('an error message never carries the token, even when the service quotes it', async () => {
+      hub.admin.failMedia({ count: 1, status: 401, code: 40101, msg: `invalid token: Bearer ${TOKEN}` });
+      const err = await expectMediaError(uploadMedia(fx.png(2, 2), { url: hub.mediaUrl, token: TOKEN, retry: false }), 'UNAUTHORIZED');
+      assert.match(err.message, /invalid token: Bearer \[redacted\]/);
+      assert.ok(!JSON.stringify({ message: err.message, details: err.details, stack: err.stack }).includes(TOKEN));
+    });
+
     it('the envelope code decides even when the status says otherwise', async () => {
       hub.admin.failMedia({ count: 1, status: 200, code: 41301, msg: 'upload too large: 5 bytes (limit 4)' });
       const err = await expectMediaError(uploadMedia(fx.png(2, 2), { url: hub.mediaUrl, token: TOKEN, retry: false }), 'TOO_LARGE');
