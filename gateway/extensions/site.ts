@@ -55,7 +55,7 @@ export class Site extends Extension {
     const owner = this.ctx.config.mqtt.site.v311_owner;
     this.connection.on('up', this.onUp);
     this.connection.on('message', this.onMessage);
-    this.connection.subscribeByProtocol('site-send', (version) => (version === 5 ? this.topics.sharedSend : owner ? this.topics.send : undefined), 1);
+    this.connection.subscribeByProtocol('site-send', this.topics.share(this.topics.send, owner), 1);
     this.connection.subscribe(this.topics.gateways, 1);
     this.ctx.site.register(() => this.snapshot());
     if (this.connection.connected) this.connected(this.connection.protocolVersion);

@@ -72,6 +72,14 @@ export class SiteTopics {
     readonly shareGroup: string,
   ) {}
 
+  /**
+   * How a gateway of the site subscribes to `filter` so that one gateway takes each message: the shared
+   * subscription on MQTT 5; on 3.1.1 the plain filter for the `v311_owner` and nothing for the others.
+   */
+  share(filter: string, v311Owner: boolean): (version: 4 | 5) => string | undefined {
+    return (version) => (version === 5 ? `$share/${this.shareGroup}/${filter}` : v311Owner ? filter : undefined);
+  }
+
   static of(site: { id: string; topic: string | null; share_group: string | null }): SiteTopics {
     return new SiteTopics(site.id, site.topic ?? `clawling/site/${site.id}`, site.share_group ?? `clawling-${site.id}`);
   }
@@ -79,11 +87,6 @@ export class SiteTopics {
   /** JSON in: a message for the mesh, taken by one gateway of the site. */
   get send(): string {
     return `${this.base}/send`;
-  }
-
-  /** The subscription to `send` that makes the broker hand each request to one member of the group. */
-  get sharedSend(): string {
-    return `$share/${this.shareGroup}/${this.send}`;
   }
 
   /** JSON out: what became of each site request, with the gateway that took it. */

@@ -147,6 +147,23 @@ describe('the site downlink on Mosquitto: one gateway per request', function () 
       assert.equal(Buffer.from(answers.messages[0]!.properties!.correlationData as Buffer).toString(), 'corr-1');
     });
 
+    it('shares the notify topics of the nodes the same way: each Home Assistant text is transmitted by one gateway', async () => {
+      const N = 60;
+      const texts = Array.from({ length: N }, (_, i) => `notify ${i}`);
+      const client = mqtt.connect(site.mq.url, { ...site.auth, reconnectPeriod: 0 });
+      await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+      await Promise.all(texts.map((t) => client.publishAsync(`clawling/nodes/${SITE_NODES.alice.address}/send`, t, { qos: 1 })));
+      await client.endAsync();
+      const atAlice = (): Array<{ gateway: string; content: string }> =>
+        GATEWAY_IDS.flatMap((g) => site.byId(g).peer('sim0', 'alice').received().filter((m) => texts.includes(m.content)).map((m) => ({ gateway: g, content: m.content })));
+      await eventually(() => new Set(atAlice().map((x) => x.content)).size === N, 20000, `${N} texts at alice`);
+      // Any second copy would have left within the time the last first copy took.
+      await new Promise((r) => setTimeout(r, 500));
+      const copies = atAlice();
+      assert.equal(copies.length, N, `each text once: ${copies.length} frames for ${N} texts`);
+      assert.equal(new Set(copies.map((c) => c.gateway)).size, 3, 'spread over the three gateways');
+    });
+
     it('lists the site in bridge/info and shows every gateway of the site, online, on each status page', async () => {
       const info = await Recorder.connect(site.mq.url, ['clawling/gw2/bridge/info'], site.auth);
       await info.until(() => info.messages.length >= 1, 5000, 'retained bridge/info');
