@@ -49,6 +49,8 @@ export interface SiteGateway {
   /** From its retained bridge state: `online`, `offline`, or `unknown` before that arrived. */
   state: 'online' | 'offline' | 'unknown';
   self: boolean;
+  /** Set when this entry collides with this gateway: the same mesh address under another id (a copied state folder). */
+  conflict?: string;
 }
 
 export interface SiteSnapshot {

@@ -116,6 +116,12 @@ export class Site extends Extension {
       const v = text(body[key]);
       if (v !== undefined) info[key] = v;
     }
+    const self = this.ctx.info;
+    if (id !== self.id && info.address === self.address) {
+      // Two gateways with one identity: their ACKs, relays and hub device would be taken for each other's.
+      info.conflict = 'the same mesh address as this gateway (a copied state folder?)';
+      if (!this.known.get(level)?.info.conflict) this.ctx.logger.error({ other: id, address: self.address }, 'another gateway of the site has this gateway\'s mesh address: give each gateway its own state folder');
+    }
     const known: Known = { info };
     const stateTopic = text(body.bridge_state_topic);
     if (stateTopic !== undefined && plainTopic(stateTopic)) {

@@ -42,7 +42,7 @@ function siteSection(site: SiteSnapshot): string {
   const takes = site.takes_sends ? 'takes requests on' : 'does not take requests on';
   return `<h2>Site ${esc(site.id)}</h2>
 <p class="meta">This gateway ${takes} <code>${esc(site.send_topic)}</code>.</p>
-${table(['gateway', 'name', 'address', 'base topic', 'state', ''], site.gateways.map((g) => [g.id, g.name, short(g.address), g.base_topic, g.state, g.self ? 'this gateway' : '']))}
+${table(['gateway', 'name', 'address', 'base topic', 'state', ''], site.gateways.map((g) => [g.id, g.name, short(g.address), g.base_topic, g.state, g.self ? 'this gateway' : (g.conflict ?? '')]))}
 `;
 }
 

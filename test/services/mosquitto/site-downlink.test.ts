@@ -180,6 +180,16 @@ describe('the site downlink on Mosquitto: one gateway per request', function () 
       assert.deepEqual(seen.map((g) => [g.id, g.base_topic, g.self]), [['gw1', 'clawling/gw1', true], ['gw2', 'clawling/gw2', false], ['gw3', 'clawling/gw3', false]]);
       const html = await (await fetch(`${g1.gateway.extension<StatusHttp>('status-http')!.url!}/`)).text();
       for (const id of GATEWAY_IDS) assert.match(html, new RegExp(`<td>${id}</td><td>[^<]*</td><td>[^<]*</td><td>clawling/${id}</td><td>online</td>`));
+      // A gateway announcing gw1's mesh address under another id (a cloned SD card) is flagged at gw1.
+      const forger = mqtt.connect(site.mq.url, { ...site.auth, reconnectPeriod: 0 });
+      await new Promise<void>((resolve) => forger.once('connect', () => resolve()));
+      await forger.publishAsync(`clawling/site/${SITE}/gateways/gw9`, JSON.stringify({ gateway_id: 'gw9', address: g1.gateway.info.address, base_topic: 'clawling/gw9' }), { qos: 1, retain: true });
+      await eventually(() => g1.gateway.snapshot().site!.gateways.some((g) => g.id === 'gw9'), 10000, 'gw9 seen');
+      assert.match(g1.gateway.snapshot().site!.gateways.find((g) => g.id === 'gw9')!.conflict ?? '', /same mesh address/);
+      assert.equal(site.byId('gw2').gateway.snapshot().site!.gateways.find((g) => g.id === 'gw9')?.conflict, undefined, 'only the gateway whose address it is');
+      await forger.publishAsync(`clawling/site/${SITE}/gateways/gw9`, '', { qos: 1, retain: true });
+      await forger.endAsync();
+      await eventually(() => !g1.gateway.snapshot().site!.gateways.some((g) => g.id === 'gw9'), 10000, 'gw9 cleared');
       // gw3 stops: the others see it offline (its retained bridge state), and it no longer takes requests.
       await site.byId('gw3').stop();
       await eventually(() => g1.gateway.snapshot().site!.gateways.find((g) => g.id === 'gw3')?.state === 'offline', 10000, 'gw3 offline at gw1');
