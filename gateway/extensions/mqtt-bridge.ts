@@ -1,9 +1,10 @@
 /**
  * The MQTT bridge: every mesh message the gateway receives goes to `<base>/messages` through the durable outbox
  * (QoS 1, in order, kept on disk while the broker is away); the mesh ACK of a message addressed to the gateway
- * waits for its PUBACK. Messages for the mesh come in on `<base>/send` and each gets one answer on
- * `<base>/send/result` (or the MQTT 5 response topic), after the send policy (`mqtt.send_policy`) let it through. On every connection it announces `online` on the retained
- * `bridge/state` (whose last will is `offline`) and the retained `bridge/info`.
+ * waits for its PUBACK. Messages for the mesh come in on `<base>/send` and take the one send path of
+ * send-handler.ts (parse, the send policy `mqtt.send_policy`, mesh send, answers on `<base>/send/result` or the MQTT 5
+ * response topic), which the site downlink shares. On every connection it announces `online` on the retained
+ * `bridge/state` (whose last will is `offline`) and the retained `bridge/info` (which names the site, if any).
  */
 import { MqttOutbox } from '../mqtt/outbox';
 import { SendHandler } from '../mqtt/send-handler';
