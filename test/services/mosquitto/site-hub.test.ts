@@ -102,9 +102,9 @@ describe('three gateways on one hub account, on Mosquitto: exactly once into the
     const sends = uplinks.filter((u) => hubIds.has(u.messageId));
     assert.equal(new Set(sends.map((u) => u.device)).size, 3, 'all three gateways sent to the hub');
 
-    const meshCopies = mqtt.length;
+    // Receptions: the frames the driver gave the gateways' radios (one per gateway in range of the node).
     console.log(
-      `      ${N} mesh messages, three gateways: received by gateways ${meshCopies} (${(meshCopies / N).toFixed(2)} per message), ` +
+      `      ${N} mesh messages, three gateways: received by gateways ${expectedMqtt} (${(expectedMqtt / N).toFixed(2)} per message), ` +
         `on MQTT ${mqtt.length} (duplicates ${mqtt.length - N}, merged by id), hub sends ${sends.length} (duplicates ${sends.length - N}), ` +
         `hub inbox rows ${rows.length} (duplicates ${rows.length - N}), at the hub user ${N} (duplicates 0)`,
     );
