@@ -40,6 +40,45 @@ export class QueueRegistry {
   }
 }
 
+/** A gateway of the site as this one sees it on the broker (status page, `/status.json`). */
+export interface SiteGateway {
+  id: string;
+  name?: string;
+  address?: string;
+  base_topic?: string;
+  /** From its retained bridge state: `online`, `offline`, or `unknown` before that arrived. */
+  state: 'online' | 'offline' | 'unknown';
+  self: boolean;
+  /** Set when this entry collides with this gateway: the same mesh address under another id (a copied state folder). */
+  conflict?: string;
+}
+
+export interface SiteSnapshot {
+  id: string;
+  topic: string;
+  send_topic: string;
+  /** This gateway is subscribed to the site downlink on the current connection. */
+  takes_sends: boolean;
+  gateways: SiteGateway[];
+}
+
+/** Where the site extension shows what it sees (one reader; none when the gateway has no site). */
+export class SiteBoard {
+  private reader: (() => SiteSnapshot) | undefined;
+
+  register(read: () => SiteSnapshot): void {
+    this.reader = read;
+  }
+
+  unregister(): void {
+    this.reader = undefined;
+  }
+
+  read(): SiteSnapshot | undefined {
+    return this.reader?.();
+  }
+}
+
 export interface GatewayInfo {
   /** The short id in topics and Home Assistant (config `gateway.id`, default the address). */
   id: string;
@@ -59,6 +98,7 @@ export interface ExtensionContext {
   mesh: MeshApi;
   store: Store;
   queues: QueueRegistry;
+  site: SiteBoard;
   clock: RouterClock;
   /** Present when `mqtt.enabled`. */
   mqtt?: { connection: MqttConnection; topics: Topics };
@@ -76,6 +116,8 @@ export interface GatewaySnapshot {
   mqtt: { enabled: boolean; connected: boolean; protocol_version?: 4 | 5; url?: string };
   queues: Record<string, QueueDepth>;
   messages_per_s: number;
+  /** Present when `mqtt.site.id` is set and the site extension runs. */
+  site?: SiteSnapshot;
   counters: Record<string, number | Record<string, number>>;
 }
 

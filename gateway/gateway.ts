@@ -13,7 +13,7 @@ import type { Store } from '../lib/store';
 import { EventBus } from './bus';
 import type { GatewayConfig } from './config/types';
 import { GatewayError } from './errors';
-import { QueueRegistry, type Extension, type ExtensionContext, type GatewayInfo, type GatewaySnapshot } from './extension';
+import { QueueRegistry, SiteBoard, type Extension, type ExtensionContext, type GatewayInfo, type GatewaySnapshot } from './extension';
 import { EXTENSIONS, loadExtensionModule } from './extensions/index';
 import { loadOrCreateIdentity, type GatewayIdentity } from './identity';
 import { child, silentLogger } from './logger';
@@ -91,6 +91,7 @@ export class Gateway {
   private topics: Topics | undefined;
   private readonly extensions: Extension[] = [];
   private readonly queues = new QueueRegistry();
+  private readonly site = new SiteBoard();
   private infoValue: GatewayInfo | undefined;
   private readonly rate = new RateMeter();
   private rateTimer: ReturnType<typeof setInterval> | undefined;
@@ -268,6 +269,7 @@ export class Gateway {
     const info = this.info;
     const mem = process.memoryUsage();
     const conn = this.connection;
+    const site = this.site.read();
     return {
       gateway: info,
       uptime_s: Math.round((this.clock.now() - info.startedAt) / 1000),
@@ -291,6 +293,7 @@ export class Gateway {
         : { enabled: false, connected: false },
       queues: this.queues.read(),
       messages_per_s: this.rate.rate(),
+      ...(site !== undefined ? { site } : {}),
       counters: this.metrics.snapshot(),
     };
   }
@@ -305,6 +308,7 @@ export class Gateway {
       mesh: this.router,
       store: this.store!,
       queues: this.queues,
+      site: this.site,
       clock: this.clock,
       snapshot: () => this.snapshot(),
     };

@@ -157,6 +157,22 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
             burst: { type: 'integer', minimum: 1, maximum: 100000, default: 10, description: 'Sends taken at once before rate_per_s applies.' },
           },
         },
+        site: {
+          type: 'object',
+          default: {},
+          additionalProperties: false,
+          description: 'The site this gateway belongs to: one downlink shared by every gateway of the site (docs/scaling.md).',
+          properties: {
+            id: nullableString('Site name, the same on every gateway of the site; null: no site downlink.', { pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+            topic: nullableString('Topic prefix of the site; default clawling/site/<id>.', { pattern: '^[^#+\\u0000]+[^/#+\\u0000]$' }),
+            share_group: nullableString('MQTT 5 shared-subscription group of the site downlink; default clawling-<id>.', { pattern: '^[^/#+\\u0000]{1,64}$' }),
+            v311_owner: {
+              type: 'boolean',
+              default: false,
+              description: 'On MQTT 3.1.1 (no shared subscriptions) this gateway alone takes the site downlink with a plain subscription: set it on one gateway of the site.',
+            },
+          },
+        },
         homeassistant: {
           type: 'object',
           default: {},

@@ -63,6 +63,7 @@ export interface GatewayConfig {
       rate_per_s: number | null;
       burst: number;
     };
+    site: { id: string | null; topic: string | null; share_group: string | null; v311_owner: boolean };
     homeassistant: { enabled: boolean; discovery_prefix: string; status_topic: string };
   };
   nodes: NodesConfig;

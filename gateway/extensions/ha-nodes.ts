@@ -14,6 +14,7 @@ import type { MeshAckEvent, MeshMessageEvent, PeerChangeEvent } from '../bus';
 import { Extension, type ExtensionContext } from '../extension';
 import type { Counter } from '../metrics';
 import type { ConnectionEvents } from '../mqtt/connection';
+import { SiteTopics } from '../mqtt/topics';
 import { sharedSendPolicy, type SendPolicy } from '../mqtt/send-policy';
 import { compileMappings, readingsOf, type CompiledDevice } from '../nodes/readings';
 import { NodeRegistry, type NodeRecord } from '../nodes/registry';
@@ -84,7 +85,10 @@ export class HaNodes extends Extension {
     this.ctx.bus.on('peerChange', this, (e) => this.onPeer(e));
     conn.on('up', this.onUp);
     conn.on('message', this.onMessage);
-    conn.subscribe(this.topics.sendFilter, 1);
+    // A site shares the notify topics as it shares its downlink: one gateway transmits each text, not every one.
+    const site = this.ctx.config.mqtt.site;
+    if (site.id === null) conn.subscribe(this.topics.sendFilter, 1);
+    else conn.subscribeByProtocol('node-send', SiteTopics.of({ ...site, id: site.id }).share(this.topics.sendFilter, site.v311_owner), 1);
     conn.subscribe(this.topics.forget, 1);
     conn.subscribe(this.topics.viaFilter, 1);
     for (const n of this.ctx.mesh.neighbours()) this.onPeer({ radioId: n.radioId, peer: n.peer, change: 'up' });

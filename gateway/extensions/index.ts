@@ -29,6 +29,7 @@ export interface ExtensionEntry {
 
 export const EXTENSIONS: readonly ExtensionEntry[] = [
   { name: 'mqtt-bridge', module: './mqtt-bridge', enabled: (c) => c.mqtt.enabled },
+  { name: 'site', module: './site', enabled: (c) => c.mqtt.enabled && c.mqtt.site.id !== null },
   { name: 'availability', module: './availability', enabled: (c) => c.mqtt.enabled },
   { name: 'bridge-health', module: './bridge-health', enabled: (c) => c.mqtt.enabled },
   { name: 'ha-discovery', module: './ha-discovery', enabled: (c) => c.mqtt.enabled && c.mqtt.homeassistant.enabled },

@@ -1,24 +1,20 @@
 /**
  * The MQTT bridge: every mesh message the gateway receives goes to `<base>/messages` through the durable outbox
  * (QoS 1, in order, kept on disk while the broker is away); the mesh ACK of a message addressed to the gateway
- * waits for its PUBACK. Messages for the mesh come in on `<base>/send` and each gets one answer on
- * `<base>/send/result` (or the MQTT 5 response topic), after the send policy (`mqtt.send_policy`) let it through. On every connection it announces `online` on the retained
- * `bridge/state` (whose last will is `offline`) and the retained `bridge/info`.
+ * waits for its PUBACK. Messages for the mesh come in on `<base>/send` and take the one send path of
+ * send-handler.ts (parse, the send policy `mqtt.send_policy`, mesh send, answers on `<base>/send/result` or the MQTT 5
+ * response topic), which the site downlink shares. On every connection it announces `online` on the retained
+ * `bridge/state` (whose last will is `offline`) and the retained `bridge/info` (which names the site, if any).
  */
 import { MqttOutbox } from '../mqtt/outbox';
-import { parseSendRequest } from '../mqtt/send-request';
-import { sharedSendPolicy, type SendPolicy } from '../mqtt/send-policy';
+import { SendHandler } from '../mqtt/send-handler';
+import { SiteTopics } from '../mqtt/topics';
 import { messagePayload } from '../mqtt/payload';
 import type { MeshMessageEvent } from '../bus';
 import type { ConnectionEvents, MqttConnection } from '../mqtt/connection';
 import type { Topics } from '../mqtt/topics';
 import { Extension, type ExtensionContext } from '../extension';
 import type { Counter } from '../metrics';
-
-interface ResultTarget {
-  topic: string;
-  correlationData?: Buffer;
-}
 
 export class MqttBridge extends Extension {
   readonly name = 'mqtt-bridge';
@@ -28,18 +24,16 @@ export class MqttBridge extends Extension {
   private readonly onUp = (): void => this.connected();
   private readonly onDown = (): void => this.outbox?.detach();
   private readonly onMessage = (m: ConnectionEvents['message']): void => this.incoming(m);
-  private readonly sendRequests: Counter;
   private readonly rawPublished: Counter;
-  private readonly policy: SendPolicy;
+  private readonly sends: SendHandler;
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
     if (!ctx.mqtt) throw new Error('mqtt-bridge needs the MQTT connection');
     this.connection = ctx.mqtt.connection;
     this.topics = ctx.mqtt.topics;
-    this.sendRequests = ctx.metrics.counter('clawling_gateway_mqtt_send_requests_total', 'Requests on the send topic, by outcome.');
     this.rawPublished = ctx.metrics.counter('clawling_gateway_mqtt_raw_frames_total', 'Raw frames published (QoS 0).');
-    this.policy = sharedSendPolicy(this.connection, ctx.config.mqtt.send_policy, () => ctx.clock.now());
+    this.sends = new SendHandler({ ...ctx, connection: this.connection });
   }
 
   /** The outbox, for the controller's shutdown drain and the tests. */
@@ -96,6 +90,7 @@ export class MqttBridge extends Extension {
       base_topic: this.topics.base,
       radios: this.ctx.mesh.radios().map((r) => ({ id: r.radioId, kind: r.kind, state: r.state })),
       started_at: new Date(info.startedAt).toISOString(),
+      site: siteOf(this.ctx.config),
     };
     this.connection.publish(this.topics.bridgeInfo, JSON.stringify(body), { qos: 1, retain: true }, () => undefined);
     this.outbox?.attach(this.connection);
@@ -120,55 +115,16 @@ export class MqttBridge extends Extension {
 
   private incoming(m: ConnectionEvents['message']): void {
     if (m.topic !== this.topics.send) return;
-    const props = m.properties ?? {};
-    const target: ResultTarget =
-      typeof props.responseTopic === 'string'
-        ? { topic: props.responseTopic, ...(Buffer.isBuffer(props.correlationData) ? { correlationData: props.correlationData } : {}) }
-        : { topic: this.topics.sendResult };
-    void this.handleSend(m.payload, target);
-  }
-
-  private async handleSend(payload: Buffer, target: ResultTarget): Promise<void> {
-    const { info, config, mesh, clock } = this.ctx;
-    let requestId: string | undefined;
-    let id: string | undefined;
-    try {
-      const request = parseSendRequest(payload, { address: info.address, appId: config.gateway.app_id, now: () => clock.now(), defaults: this.policy.defaults });
-      requestId = request.requestId;
-      id = request.message.id.toString();
-      this.policy.check(request.message);
-      const outcome = await mesh.send(request.message);
-      this.sendRequests.inc({ outcome: 'sent' });
-      this.answer(target, { request_id: requestId, id, status: 'sent', via: outcome.via });
-      if (outcome.ack) {
-        const ack = await outcome.ack;
-        if (ack) this.answer(target, { request_id: requestId, id, status: 'acked', ack: { from: ack.from, hop_count: ack.hopCount, transport: ack.transport } });
-        else this.answer(target, { request_id: requestId, id, status: 'ack_timeout' });
-      }
-    } catch (err) {
-      const code = (err as { code?: string }).code ?? 'SEND_FAILED';
-      const details = (err as { details?: { requestId?: string; retryAfterMs?: number } }).details;
-      requestId ??= details?.requestId;
-      this.sendRequests.inc({ outcome: outcomeOf(code) });
-      this.ctx.logger.debug({ code, requestId }, 'send request refused');
-      const error = { code, message: (err as Error).message, ...(details?.retryAfterMs !== undefined ? { retry_after_ms: details.retryAfterMs } : {}) };
-      this.answer(target, { request_id: requestId, id, status: code === 'NO_ROUTE' ? 'no_route' : 'rejected', error });
-    }
-  }
-
-  private answer(target: ResultTarget, body: Record<string, unknown>): void {
-    const clean = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
-    const properties = target.correlationData ? { correlationData: target.correlationData } : undefined;
-    this.connection.publish(target.topic, JSON.stringify(clean), properties ? { qos: 1, properties } : { qos: 1 }, () => undefined);
+    void this.sends.handle(m.payload, SendHandler.target(m.properties, this.topics.sendResult));
   }
 }
 
-/** The metric label: policy and rate refusals apart from malformed requests, so an operator sees which it was. */
-function outcomeOf(code: string): string {
-  if (code === 'NO_ROUTE') return 'no_route';
-  if (code === 'SEND_RATE_LIMITED') return 'rate_limited';
-  if (code.startsWith('SEND_POLICY_')) return 'policy';
-  return 'rejected';
+/** The site in `bridge/info`: its name and topics, or null for a gateway on its own. */
+export function siteOf(config: ExtensionContext['config']): { id: string; topic: string; send_topic: string; share_group: string } | null {
+  const site = config.mqtt.site;
+  if (site.id === null) return null;
+  const t = SiteTopics.of({ ...site, id: site.id });
+  return { id: t.site, topic: t.base, send_topic: t.send, share_group: t.shareGroup };
 }
 
 export function createExtension(ctx: ExtensionContext): Extension {

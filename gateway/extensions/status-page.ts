@@ -3,7 +3,7 @@
  * by the browser every few seconds (no script, so it works under the strictest CSP and on any phone). Every value
  * that came from the mesh or a radio is escaped; message contents are never shown, only their envelope.
  */
-import type { GatewaySnapshot } from '../extension';
+import type { GatewaySnapshot, SiteSnapshot } from '../extension';
 
 export interface RecentMessage {
   at: number;
@@ -37,6 +37,15 @@ function short(address: string | undefined): string {
   return address.length > 20 ? `${address.slice(0, 10)}…${address.slice(-6)}` : address;
 }
 
+/** The gateways of the site as this one sees them on the broker (their retained announcements and bridge states). */
+function siteSection(site: SiteSnapshot): string {
+  const takes = site.takes_sends ? 'takes requests on' : 'does not take requests on';
+  return `<h2>Site ${esc(site.id)}</h2>
+<p class="meta">This gateway ${takes} <code>${esc(site.send_topic)}</code>.</p>
+${table(['gateway', 'name', 'address', 'base topic', 'state', ''], site.gateways.map((g) => [g.id, g.name, short(g.address), g.base_topic, g.state, g.self ? 'this gateway' : (g.conflict ?? '')]))}
+`;
+}
+
 /** `names`: friendly names by mesh address (config `nodes.names`), shown before the shortened address. */
 export function renderStatusPage(s: GatewaySnapshot, recent: readonly RecentMessage[], names: Readonly<Record<string, string>> = {}): string {
   const who = (address: string | undefined): string => (address !== undefined && names[address] !== undefined ? `${names[address]} (${short(address)})` : short(address));
@@ -59,7 +68,7 @@ th{background:#f0f0f0}.none{color:#888}code{font-size:.9em}
 ${table(['radio', 'kind', 'state', 'detail', 'peers'], s.radios.map((r) => [r.id, r.kind, r.state, r.detail, r.peers]))}
 <h2>Neighbours</h2>
 ${table(['radio', 'peer', 'address', 'wire', 'RSSI', 'MTU'], s.neighbours.map((n) => [n.radio, n.id, who(n.address), n.wire_versions.includes(1) ? 'binary v1' : 'JSON', n.rssi, n.mtu]))}
-<h2>Queues</h2>
+${s.site ? siteSection(s.site) : ''}<h2>Queues</h2>
 ${table(['queue', 'depth', 'in flight', 'dropped'], Object.entries(s.queues).map(([name, q]) => [name, q.depth, q.inflight, q.dropped]))}
 <h2>Recent messages</h2>
 ${table(

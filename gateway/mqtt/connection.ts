@@ -63,6 +63,7 @@ export class MqttConnection {
   private stopped = true;
   private isUp = false;
   private readonly subscriptions = new Map<string, 0 | 1>();
+  private readonly protocolSubscriptions = new Map<string, { filter: (version: 4 | 5) => string | undefined; qos: 0 | 1 }>();
   private readonly handlers: { [K in keyof ConnectionEvents]: Array<Handler<K>> } = { up: [], down: [], message: [] };
   private readonly timers: Timers;
   private readonly random: () => number;
@@ -111,7 +112,21 @@ export class MqttConnection {
   /** Adds a subscription that is restored on every connection. */
   subscribe(filter: string, qos: 0 | 1 = 1): void {
     this.subscriptions.set(filter, qos);
-    if (this.isUp && this.client) this.client.subscribe(filter, { qos }, (err) => err && this.options.logger.warn({ filter, err }, 'subscribe failed'));
+    if (this.isUp && this.client) this.subscribeNow(this.client, filter, qos);
+  }
+
+  /**
+   * A subscription whose filter depends on the protocol of each connection (a shared subscription exists in MQTT 5
+   * only); `filter` returning undefined means none on that protocol. Restored on every connection, like `subscribe`.
+   */
+  subscribeByProtocol(key: string, filter: (version: 4 | 5) => string | undefined, qos: 0 | 1 = 1): void {
+    this.protocolSubscriptions.set(key, { filter, qos });
+    if (this.isUp && this.client) this.subscribeNow(this.client, filter(this.version), qos);
+  }
+
+  private subscribeNow(client: MqttClient, filter: string | undefined, qos: 0 | 1): void {
+    if (filter === undefined) return;
+    client.subscribe(filter, { qos }, (err) => err && this.options.logger.warn({ filter, err }, 'subscribe failed'));
   }
 
   /** Publishes now; `callback` gets the PUBACK (QoS 1) or the write (QoS 0). Fails at once when disconnected. */
@@ -238,9 +253,8 @@ export class MqttConnection {
       this.connects += 1;
       this.lastError = undefined;
       this.options.logger.info({ url: redactUrl(this.options.config.url), protocolVersion: this.version }, 'connected to the broker');
-      for (const [filter, qos] of this.subscriptions) {
-        client.subscribe(filter, { qos }, (err) => err && this.options.logger.warn({ filter, err }, 'subscribe failed'));
-      }
+      for (const [filter, qos] of this.subscriptions) this.subscribeNow(client, filter, qos);
+      for (const { filter, qos } of this.protocolSubscriptions.values()) this.subscribeNow(client, filter(this.version), qos);
       this.emit('up', { protocolVersion: this.version, sessionPresent: connack.sessionPresent });
     });
     client.on('message', (topic, payload, packet) => {

@@ -60,3 +60,46 @@ export class Topics {
     return `${this.base}/radios/${topicLevel(radioId)}/peers/${topicLevel(peerId)}`;
   }
 }
+
+/**
+ * The topics of a site (`mqtt.site`, docs/scaling.md): one downlink that exactly one gateway of the site takes (an
+ * MQTT 5 shared subscription), its results, and one retained announcement per gateway so that each sees the others.
+ */
+export class SiteTopics {
+  constructor(
+    readonly site: string,
+    readonly base: string,
+    readonly shareGroup: string,
+  ) {}
+
+  /**
+   * How a gateway of the site subscribes to `filter` so that one gateway takes each message: the shared
+   * subscription on MQTT 5; on 3.1.1 the plain filter for the `v311_owner` and nothing for the others.
+   */
+  share(filter: string, v311Owner: boolean): (version: 4 | 5) => string | undefined {
+    return (version) => (version === 5 ? `$share/${this.shareGroup}/${filter}` : v311Owner ? filter : undefined);
+  }
+
+  static of(site: { id: string; topic: string | null; share_group: string | null }): SiteTopics {
+    return new SiteTopics(site.id, site.topic ?? `clawling/site/${site.id}`, site.share_group ?? `clawling-${site.id}`);
+  }
+
+  /** JSON in: a message for the mesh, taken by one gateway of the site. */
+  get send(): string {
+    return `${this.base}/send`;
+  }
+
+  /** JSON out: what became of each site request, with the gateway that took it. */
+  get sendResult(): string {
+    return `${this.base}/send/result`;
+  }
+
+  /** Retained JSON: a gateway of the site (its bridge info, with its bridge state topic). */
+  gateway(gatewayId: string): string {
+    return `${this.base}/gateways/${topicLevel(gatewayId)}`;
+  }
+
+  get gateways(): string {
+    return `${this.base}/gateways/+`;
+  }
+}

@@ -175,6 +175,16 @@ describe('gateway config: loadConfig', () => {
     assert.deepEqual(found, [{ path: 'hub.urll', problem: 'is not a known setting' }]);
   });
 
+  it('has no site by default, and checks the site settings and their variables', () => {
+    assert.deepEqual(loadConfig({ text: '', env: {}, cwd: dir }).config.mqtt.site, { id: null, topic: null, share_group: null, v311_owner: false });
+    const found = problems(() => loadConfig({ text: 'mqtt:\n  site:\n    id: my house\n    share_group: a/b\n    topic: "clawling/site/#"\n', env: {}, cwd: dir }));
+    const paths = found.map((p) => p.path).sort();
+    assert.deepEqual(paths, ['mqtt.site.id', 'mqtt.site.share_group', 'mqtt.site.topic']);
+    const { config } = loadConfig({ text: '', env: { CLAWLING_MQTT_SITE_ID: 'home', CLAWLING_MQTT_SITE_V311_OWNER: 'true' }, cwd: dir });
+    assert.equal(config.mqtt.site.id, 'home');
+    assert.equal(config.mqtt.site.v311_owner, true);
+  });
+
   it('lists one variable per setting', () => {
     const vars = listEnvVariables(GATEWAY_CONFIG_SCHEMA);
     assert.ok(vars.some((v) => v.variable === 'CLAWLING_MQTT_TLS_CA' && v.path === 'mqtt.tls.ca'));

@@ -18,6 +18,7 @@ import { freePort, mosquittoBinary, waitForPort } from './mosquitto';
 const EXAMPLES = path.resolve(__dirname, '../../../../docs/examples/mosquitto');
 const DOCS = path.resolve(__dirname, '../../../../docs/mqtt.md');
 const BASE = 'clawling/pi-kitchen';
+const SITE = 'clawling/site/home';
 const PASSWORDS: Record<string, string> = { 'clawling-gw': 'gw secret', homeassistant: 'ha secret', nodered: 'flow secret', intruder: 'has a login, no rights' };
 
 function example(name: string): string {
@@ -81,7 +82,11 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
       broker = await startDocumentedBroker(dir, acl);
       const passwordFile = path.join(dir, 'gateway-password');
       fs.writeFileSync(passwordFile, `${PASSWORDS['clawling-gw']}\n`, { mode: 0o600 });
-      gw = await startGateway(undefined, { gateway: { id: 'pi-kitchen' }, mqtt: { enabled: true, url: broker.url, username: 'clawling-gw', password_file: passwordFile, reconnect_min_ms: 200 } }, tempDir('mq-acl-gw-'));
+      gw = await startGateway(
+        undefined,
+        { gateway: { id: 'pi-kitchen' }, mqtt: { enabled: true, url: broker.url, username: 'clawling-gw', password_file: passwordFile, reconnect_min_ms: 200, site: { id: 'home' } } },
+        tempDir('mq-acl-gw-'),
+      );
       await eventually(() => gw.gateway.mqtt?.connected === true, 10000, `the gateway connected\n${broker.log()}`);
       alice = gw.peer('sim0', 'alice');
     });
@@ -110,7 +115,7 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
 
     it("lets the gateway publish its state and discovery, Home Assistant send through the notify topic, and the flow through the send topic", async () => {
       const ha = await recorder('homeassistant', ['homeassistant/#', 'clawling/#']);
-      const flow = await recorder('nodered', [`${BASE}/messages`, `${BASE}/bridge/#`, `${BASE}/send/result/#`]);
+      const flow = await recorder('nodered', [`${BASE}/messages`, `${BASE}/bridge/#`, `${BASE}/send/result/#`, `${SITE}/send/result/#`]);
       await ha.until(() => ha.on('homeassistant/device/clawling_pi-kitchen/config').length > 0, 5000, 'the gateway device, written by the gateway user');
       await ha.until(() => ha.on(`homeassistant/device/mesh_${alice.address}/config`).length > 0, 5000, "alice's device");
       await flow.until(() => flow.on(`${BASE}/bridge/state`).some((m) => m.payload.toString() === 'online'), 5000, 'bridge state, read by the flow');
@@ -119,8 +124,11 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
       await ha.until(() => ha.json<{ status: string }>(`clawling/nodes/${alice.address}/send/result`).some((r) => r.status === 'acked'), 5000, 'the notify send acked');
       assert.equal(await publishCode(flow, `${BASE}/send`, JSON.stringify({ recipient: alice.address, content: 'from the flow', request_id: 'flow-1' })), 0);
       await flow.until(() => flow.json<{ request_id?: string; status: string }>(`${BASE}/send/result`).some((r) => r.request_id === 'flow-1' && r.status === 'acked'), 5000, 'the flow send acked');
+      // The site downlink: the gateway's shared subscription passes the ACL, the flow may send there and read the answer.
+      assert.equal(await publishCode(flow, `${SITE}/send`, JSON.stringify({ recipient: alice.address, content: 'through the site', request_id: 'site-1' })), 0);
+      await flow.until(() => flow.json<{ request_id?: string; status: string; gateway?: string }>(`${SITE}/send/result`).some((r) => r.request_id === 'site-1' && r.status === 'acked' && r.gateway === 'pi-kitchen'), 5000, 'the site send acked');
       const got = alice.received().map((m) => m.content);
-      assert.ok(got.includes('from home assistant') && got.includes('from the flow'));
+      assert.ok(got.includes('from home assistant') && got.includes('from the flow') && got.includes('through the site'));
     });
 
     it('refuses a login without rights on the send topic, and the flow everywhere else: nothing of theirs reaches the mesh', async () => {
@@ -134,8 +142,10 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
         await publishCode(flow, `${BASE}/bridge/state`, 'offline'),
         await publishCode(flow, 'homeassistant/device/clawling_pi-kitchen/config', ''),
         await publishCode(flow, 'clawling/other-gateway/send', JSON.stringify({ recipient: alice.address, content: 'elsewhere' })),
+        await publishCode(intruder, `${SITE}/send`, JSON.stringify({ recipient: alice.address, content: 'intruder site' })),
+        await publishCode(flow, 'clawling/site/other/send', JSON.stringify({ recipient: alice.address, content: 'other site' })),
       ];
-      assert.deepEqual(denied, [135, 135, 135, 135, 135, 135], 'PUBACK: not authorized');
+      assert.deepEqual(denied, [135, 135, 135, 135, 135, 135, 135, 135], 'PUBACK: not authorized');
       // Its PUBACKs came after anything the broker sent it when it subscribed: it read nothing.
       assert.deepEqual(intruder.messages.map((m) => m.topic), []);
       // The broker handled each refused publish before its PUBACK; a later allowed one is answered after them.
@@ -144,7 +154,7 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
       await alice.waitFor((r) => r.message?.content === 'after');
       assert.equal(flow.json<{ request_id?: string }>(`${BASE}/send/result`).some((r) => r.request_id === 'intruder'), false);
       const got = alice.received().map((m) => m.content);
-      for (const never of ['intruder', 'intruder notify', 'flow notify', 'elsewhere']) assert.equal(got.includes(never), false, never);
+      for (const never of ['intruder', 'intruder notify', 'flow notify', 'elsewhere', 'intruder site', 'other site']) assert.equal(got.includes(never), false, never);
       assert.equal(gw.gateway.mqtt?.connected, true);
     });
   });

@@ -4,13 +4,12 @@
  * from the node, and it stays available and connected while any gateway that hears it is up.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
 import { MessageId } from '../../../lib/mesh/message-id';
 import { discoveryProblems } from '../../support/ha-discovery-rules';
-import { Recorder, eventually } from '../../gateway/support/broker';
-import { startGateway, tempDir, type Running } from '../../gateway/support/gateway';
-import { Mosquitto, PASSWORD, USER } from './mosquitto';
+import { Recorder } from '../../gateway/support/broker';
+import type { Running } from '../../gateway/support/gateway';
+import { startThreeGatewaySite, type ThreeGatewaySite } from './three-gateways';
 
 interface Discovery {
   device: { identifiers: string[] };
@@ -20,33 +19,19 @@ interface Discovery {
 
 describe('three gateways, one site, on Mosquitto: one Home Assistant device per mesh node', function () {
   this.timeout(60000);
-  let dir: string;
-  let mq: Mosquitto;
-  const gateways: Running[] = [];
+  let site: ThreeGatewaySite;
+  let gateways: Running[];
   let rec: Recorder;
-  const auth = { username: USER, password: PASSWORD, protocolVersion: 5 as const };
+  let mq: ThreeGatewaySite['mq'];
+  let auth: ThreeGatewaySite['auth'];
 
   before(async () => {
-    dir = tempDir('ha-site-');
-    mq = await Mosquitto.start(dir);
-    const passwordFile = `${dir}/mqtt-password`;
-    fs.writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
-    const radios: Record<string, unknown[]> = {
-      gw1: [{ id: 'sim0', kind: 'simulated', peers: [{ id: 'alice' }, { id: 'bob' }] }],
-      gw2: [{ id: 'sim0', kind: 'simulated', peers: [{ id: 'alice' }] }, { id: 'sim1', kind: 'simulated', peers: [{ id: 'carol' }] }],
-      gw3: [{ id: 'sim0', kind: 'simulated', peers: [{ id: 'alice' }] }, { id: 'sim1', kind: 'simulated', peers: [{ id: 'carol' }] }],
-    };
-    for (const id of ['gw1', 'gw2', 'gw3']) {
-      const g = await startGateway(undefined, { gateway: { id }, radios: radios[id], mqtt: { enabled: true, url: mq.url, username: USER, password_file: passwordFile, reconnect_min_ms: 200 } }, tempDir(`ha-site-${id}-`));
-      gateways.push(g);
-      await eventually(() => g.gateway.mqtt?.connected === true, 10000, `${id} connected\n${mq.log}`);
-    }
+    site = await startThreeGatewaySite('ha-site-');
+    ({ gateways, mq, auth } = site);
   });
   after(async () => {
-    for (const g of gateways) await g.stop().catch(() => undefined);
     await rec?.close();
-    await mq.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await site.stop();
   });
 
   it('makes one device per node, available through every gateway that hears it, and keeps it when one gateway stops', async () => {
