@@ -71,10 +71,19 @@ async function run(url: string, label: string, bounds: Record<string, number>): 
     await until(async () => (await ask()).adds >= i + 1 - PACE, `add ${i}`);
     if ((i + 1) % 50 === 0) process.stderr.write(`  ${label}: ${i + 1}/${streams.length} streams filled in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   }
-  for (const s of streams) s.done();
+  // `message.done` carries the whole text again: paced like the adds.
+  for (let i = 0; i < streams.length; i++) {
+    streams[i]!.done();
+    await until(async () => (await ask()).ended >= i + 1 - PACE, `done ${i}`);
+  }
   let report: Report = { ended: 0, adds: 0, cut: {}, warnings: {} };
+  let lastPrint = Date.now();
   await until(async () => {
     report = await ask();
+    if (Date.now() - lastPrint > 10_000) {
+      lastPrint = Date.now();
+      process.stderr.write(`  ${label}: waiting for the ends: ${JSON.stringify(report)}\n`);
+    }
     return report.ended >= STREAMS;
   }, `${STREAMS} streams at the receiver (${label})`);
   const seconds = (Date.now() - t0) / 1000;
