@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
@@ -18,20 +17,10 @@ import type { BlePhonePeer } from '../../demo/ble-phone-peer';
 import { freePort } from '../../demo/free-port';
 import { startDemo, type RunningDemo } from '../../demo/run-demo';
 import { PEERS } from '../../demo/settings';
-import { alive, childrenOf } from '../support/processes';
+import { alive, childrenOf, portRefused } from '../support/processes';
 
 const CLI = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
 
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
 
 function until<T>(find: () => T | undefined, what: string, ms = 30_000): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -136,7 +125,7 @@ describe('npm start -- --virtual-ble: the demo on the virtual BLE controller', f
       [],
       'no child process left',
     );
-    for (const port of ports) assert.ok(await refused(port), `port ${port} is closed`);
+    for (const port of ports) assert.ok(await portRefused(port), `port ${port} is closed`);
   });
 
   it('without python3: fails with PYTHON3_MISSING, and what had started is stopped again', async () => {
@@ -150,7 +139,7 @@ describe('npm start -- --virtual-ble: the demo on the virtual BLE controller', f
         return true;
       },
     );
-    for (const port of [ports.hub, ports.mqtt, ports.status]) assert.ok(await refused(port), `port ${port} is closed`);
+    for (const port of [ports.hub, ports.mqtt, ports.status]) assert.ok(await portRefused(port), `port ${port} is closed`);
     assert.deepEqual(
       childrenOf(process.pid).filter((c) => !before.has(c.pid)),
       [],

@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
 import WebSocket from 'ws';
 import { PACKAGE_ROOT } from '../../demo/node-red-launcher';
+import { alive, portRefused } from '../support/processes';
 
 const CLI = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
 const FLOW = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'examples', 'gateway-demo.json'), 'utf8')) as Array<{ id: string; type: string; name?: string }>;
@@ -111,25 +111,7 @@ function runPrinted(lines: readonly string[], marker: string, env: Record<string
   });
 }
 
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('clawling demo (npm start) as a child process', function () {
   this.timeout(120000);
@@ -199,7 +181,7 @@ describe('clawling demo (npm start) as a child process', function () {
     child.kill('SIGINT');
     assert.equal(await exited, 0, 'the demo exits by itself with 0');
     assert.ok(out.lines.includes('Demo stopped.'));
-    for (const port of ports) assert.ok(await refused(port), `port ${port} is closed`);
+    for (const port of ports) assert.ok(await portRefused(port), `port ${port} is closed`);
     assert.ok(!alive(nodeRedPid), 'the Node-RED child is gone');
   });
 });

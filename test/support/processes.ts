@@ -1,8 +1,9 @@
 /**
- * The child processes of a process, read from /proc (Linux): what a test needs to show that something it stopped
- * left no child behind.
+ * What a test needs to show that something it stopped left nothing behind: the child processes of a process (read
+ * from /proc, Linux), whether a process lives, whether a loopback port still takes connections.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 
 export interface ChildProcessInfo {
   pid: number;
@@ -36,4 +37,16 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** True once nothing listens on 127.0.0.1:`port` any more. */
+export function portRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
 }
