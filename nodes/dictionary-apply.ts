@@ -8,6 +8,7 @@ import { toHex } from '../lib/bytes';
 import { CommitRejectedError, DictionaryError, WelcomeRejectedError } from '../lib/dictionary/errors';
 import { dictionaryToJson, parseDictionaryInput } from '../lib/dictionary/json-form';
 import { isOperationName, OPERATIONS, runOperation } from '../lib/dictionary/operations';
+import { quoteValue } from '../lib/quote-value';
 import { fail } from './shared/fail';
 import { NodeStatusReporter } from './shared/status';
 
@@ -34,7 +35,7 @@ export = function (RED: NodeAPI) {
       try {
         const operation = msg.operation ?? config.operation;
         if (!isOperationName(operation)) {
-          throw new DictionaryError('INVALID_ARGUMENT', `operation must be one of ${OPERATIONS.join(', ')}; got '${String(operation)}'`);
+          throw new DictionaryError('INVALID_ARGUMENT', `operation must be one of ${OPERATIONS.join(', ')}; got '${quoteValue(operation)}'`);
         }
         // msg.payload holds the operation's parameters; the documented msg properties override them.
         const request: Record<string, unknown> = { ...(isPlainObject(msg.payload) ? msg.payload : {}) };

@@ -11,6 +11,7 @@ import { encodeFragments, fragmentSizeForMtu } from '../lib/mesh/ble-fragment';
 import { composeMessage } from '../lib/mesh/composer';
 import { encodeFrame, type FrameFormat } from '../lib/mesh/frame';
 import { parseJsonPlain } from '../lib/mesh/json-plain';
+import { quoteValue } from '../lib/quote-value';
 import { fail } from './shared/fail';
 import { NodeStatusReporter } from './shared/status';
 
@@ -51,7 +52,7 @@ export = function (RED: NodeAPI) {
         let format: FrameFormat = formatSetting === 'msg' ? 'json' : formatSetting;
         if (formatSetting === 'msg' && msg.format !== undefined) {
           if (msg.format !== 'json' && msg.format !== 'binary') {
-            throw new CodedError('BAD_FORMAT', RED._('mesh-encode.errors.bad-format', { format: String(msg.format) }));
+            throw new CodedError('BAD_FORMAT', RED._('mesh-encode.errors.bad-format', { format: quoteValue(msg.format) }));
           }
           format = msg.format;
         }

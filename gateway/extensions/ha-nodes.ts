@@ -343,7 +343,8 @@ export class HaNodes extends Extension {
       let address = text;
       if (text.startsWith('{')) {
         try {
-          address = String((JSON.parse(text) as { address?: unknown }).address ?? '');
+          const given = (JSON.parse(text) as { address?: unknown }).address;
+          address = typeof given === 'string' ? given : '';
         } catch {
           address = '';
         }

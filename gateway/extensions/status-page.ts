@@ -3,6 +3,7 @@
  * by the browser every few seconds (no script, so it works under the strictest CSP and on any phone). Every value
  * that came from the mesh or a radio is escaped; message contents are never shown, only their envelope.
  */
+import { quoteValue } from '../../lib/quote-value';
 import type { GatewaySnapshot, SiteSnapshot } from '../extension';
 
 export interface RecentMessage {
@@ -22,7 +23,7 @@ export interface RecentMessage {
 const REFRESH_S = 5;
 
 function esc(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return quoteValue(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function table(head: string[], rows: unknown[][]): string {
