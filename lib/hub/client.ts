@@ -38,7 +38,7 @@ import { AckScheduler } from './ack-scheduler';
 import { checkChatId, checkMessageId, createIdMinter, mintDeviceId, type IdMinter } from './ids';
 import { isObject, type JsonObject } from './json';
 import { resolveOptions, type HubClientOptions, type ResolvedOptions } from './options';
-import { Outbox, type OutboxEntry, type OutboxRecord } from './outbox';
+import { Outbox, type OutboxEntry, type SendEntry } from './outbox';
 import { PermissionCards } from './permission-cards';
 import { PresenceSubscriptions } from './presence';
 import { READ_PREFIX, readCursorKey, readSentKey } from './read-cursor';
@@ -58,19 +58,6 @@ import { coalesced } from '../coalesce';
 
 export const DEVICE_ID_KEY = 'hub.device_id';
 export const HISTORY_QUEUE = 'hub.history-transit';
-/**
- * Rows of answered sends are removed with the next commit of new sends, or on their own after this long (a lost
- * removal costs one idempotent resend, so they need not be written at once).
- */
-const REMOVAL_DELAY_MS = 20;
-/** ... or at once when this many are pending. */
-const REMOVAL_BATCH = 4096;
-
-/** Sends committed in one deferred commit, waiting for the fsync that makes them durable. */
-interface SyncGroup {
-  through: number;
-  entries: OutboxEntry[];
-}
 
 export interface OpenStreamInput {
   chatId: string;
@@ -125,15 +112,8 @@ export class HubClient {
   private readonly traces = new TraceRegistry();
   private readonly history: Queue;
   private readonly waiters = new Map<string, PendingSend>();
-  /** Sends checked and waiting for the next group commit to the outbox. */
-  private staged: Array<Omit<OutboxRecord, 'v'>> = [];
-  private stageScheduled = false;
-  /** Committed sends whose fsync has not ended yet, oldest first. */
-  private syncing: SyncGroup[] = [];
-  /** Hub answers that came before the send's own fsync ended: reported right after it (`queued` comes first). */
-  private readonly earlyAcks = new Map<OutboxEntry, SendAck>();
-  private removalTimer: ReturnType<typeof setTimeout> | undefined;
-  private removalScheduled = false;
+  /** Hub answers not reported yet: until the send's own fsync ended (`queued` comes first). */
+  private readonly answers = new Map<SendEntry, SendAck>();
   /** One pump for a whole batch of answers (each frees a slot of the window), after its effects ran. */
   private readonly schedulePump = coalesced(() => this.pump());
   private readonly persisters = new InboundPersisters();
@@ -177,7 +157,22 @@ export class HubClient {
     this.emitter = new TypedEmitter<ListenersOf<HubClientEvents>>((err, event) => this.listenerThrew(String(event), err));
     this.ids = createIdMinter(() => this.clock.now());
     this.device = this.o.deviceId ?? this.storedDeviceId();
-    this.outbox = new Outbox(this.store, this.clock, { capacity: this.o.outboxCapacity, ackTimeoutMs: this.o.ackTimeoutMs, maxInFlight: this.o.maxInFlight });
+    this.outbox = new Outbox(
+      this.store,
+      this.clock,
+      { capacity: this.o.outboxCapacity, ackTimeoutMs: this.o.ackTimeoutMs, maxInFlight: this.o.maxInFlight },
+      {
+        committed: (results) => this.committed(results),
+        durable: (entry, err) => this.durable(entry, err),
+        settled: (entry) => this.answered(entry),
+        syncFailed: (err) =>
+          this.warn(new HubError('STORE_FAILED', `the outbox could not be synced to disk; its latest sends are refused: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err })),
+        synced: () => {
+          if (!this.stopping) this.pump();
+        },
+        warn: (err) => this.warn(err),
+      },
+    );
     this.ack = new AckScheduler(
       this.clock,
       { debounceMs: this.o.ackDebounceMs, resendMs: this.o.ackResendMs, eagerWindow: this.o.ackEagerWindow },
@@ -275,7 +270,7 @@ export class HubClient {
    */
   async stop(): Promise<void> {
     if (this.statusValue.state === 'stopped') return;
-    this.commitStaged();
+    this.outbox.commit();
     this.stopping = true;
     this.clock.clearTimeout(this.reconnectTimer);
     this.typingOut.stopAll();
@@ -292,12 +287,10 @@ export class HubClient {
     this.teardownConnectionTimers();
     this.ack.end();
     this.clock.clearTimeout(this.outboxTimer);
-    clearTimeout(this.removalTimer);
-    this.removalTimer = undefined;
     this.commitRemovals();
     // Every committed send is on disk (or has failed) before its caller hears CLIENT_STOPPED with `durable: true`.
-    // The groups' own handlers run first: their promises settle no later than this one.
-    if (this.syncing.length > 0) await this.store.sync().catch(() => undefined);
+    // The commits' own handlers run first: their promises settle no later than this one.
+    if (this.outbox.syncPending) await this.store.sync().catch(() => undefined);
     this.typingIn.clear();
     this.permissions.clear();
     this.resetRequest?.reject(new HubError('CLIENT_STOPPED', 'the client stopped before the cursor reset was confirmed'));
@@ -791,14 +784,14 @@ export class HubClient {
       const tag: SendTag | undefined = checkSendTag(tagOf());
       this.checkGate(c.chatId);
       this.checkFrameSize({ ...c.frame, emitted_at: this.clock.now() });
-      if (this.outbox.size + this.staged.length >= this.o.outboxCapacity) {
+      if (this.outbox.size + this.outbox.staged >= this.o.outboxCapacity) {
         throw new HubError('OUTBOX_FULL', `the outbox is full (${this.o.outboxCapacity} unanswered sends); nothing was queued`, { capacity: this.o.outboxCapacity });
       }
       const traceId = c.frame.trace_id as string;
       const now = this.clock.now();
       const pending = pendingSend(c.messageId, traceId);
       this.waiters.set(traceId, pending);
-      this.staged.push({
+      this.outbox.stage({
         messageId: c.messageId,
         traceId,
         event: c.event,
@@ -808,12 +801,6 @@ export class HubClient {
         expiresAt: this.o.sendExpiryMs > 0 ? now + this.o.sendExpiryMs : undefined,
         ...(tag !== undefined ? { tag } : {}),
       });
-      if (!this.stageScheduled) {
-        this.stageScheduled = true;
-        // The next turn, never later: a lone send waits for nothing, and under load one turn gathers many sends
-        // (the store's sync() already lets every commit made during an fsync share the next one).
-        setImmediate(() => this.commitStaged());
-      }
       return pending.handle;
     } catch (err) {
       return refusedSend(err, c?.messageId, c?.frame.trace_id as string | undefined);
@@ -821,69 +808,32 @@ export class HubClient {
   }
 
   /**
-   * Commits the staged sends (and the pending removals of answered ones) in one transaction that does not wait for
-   * the disk, puts them on the wire, and asks the store to sync (`store.sync()`: in the thread pool, one fsync
-   * shared by every commit meanwhile); `synced` reports them once it ended.
+   * The group commit of staged sends returned (the outbox commits the sends of one turn, and the pending removals of
+   * answered ones, in one transaction that does not wait for the disk): refusals are reported, the rest go on the
+   * wire while the store syncs (`store.sync()`: in the thread pool, one fsync shared by every commit meanwhile);
+   * `durable` reports them once it ended.
    */
-  private commitStaged(): void {
-    this.stageScheduled = false;
-    if (this.staged.length === 0) return;
-    const batch = this.staged.splice(0);
-    clearTimeout(this.removalTimer);
-    this.removalTimer = undefined;
-    let results: ReturnType<Outbox['addBatch']>;
-    try {
-      results = this.outbox.addBatch(batch, { deferSync: true });
-    } catch (err) {
-      const error = err instanceof HubError ? err : new HubError('STORE_FAILED', String(err));
-      this.warn(error);
-      for (const record of batch) this.settleWaiter(record.traceId, undefined, error);
-      return;
-    }
-    const entries: OutboxEntry[] = [];
-    results.forEach((r, i) => {
-      if ('error' in r) this.settleWaiter(batch[i].traceId, undefined, r.error);
-      else entries.push(r.entry);
-    });
-    if (entries.length === 0) return;
-    const group: SyncGroup = { through: entries[entries.length - 1].localSeq, entries };
-    this.syncing.push(group);
-    // Nothing to wait for in memory: a commit that returned is all the durability there is.
-    if (this.store.kind === 'memory') {
-      this.synced(group, undefined);
-      return;
-    }
-    this.store.sync().then(
-      () => this.synced(group, undefined),
-      (err: unknown) => this.synced(group, err),
-    );
-    // The fsync and the hub's round trip overlap; an answer that wins the race waits for the fsync (`earlyAcks`).
-    this.pump();
+  private committed(results: Array<{ record: { traceId: string }; entry?: SendEntry; error?: HubError }>): void {
+    for (const r of results) if (r.error) this.settleWaiter(r.record.traceId, undefined, r.error);
+    // The fsync and the hub's round trip overlap; an answer that wins the race waits for the fsync (`answers`). In
+    // memory the commit is all the durability there is: `durable` comes at once, and pumps.
+    if (this.store.kind !== 'memory') this.pump();
   }
 
-  /** The fsync of `group` (and of every group before it) ended: report its sends as queued (and early answers), or fail them. */
-  private synced(group: SyncGroup, err: unknown): void {
-    if (err === undefined) this.outbox.markDurable(group.through);
-    else this.warn(new HubError('STORE_FAILED', `the outbox could not be synced to disk; its latest sends are refused: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err }));
-    while (this.syncing.length > 0 && this.syncing[0].through <= group.through) {
-      const g = this.syncing.shift() as SyncGroup;
-      for (const e of g.entries) {
-        const early = this.earlyAcks.get(e);
-        if (early !== undefined) {
-          // Answered already: the hub has it, which no disk failure here can undo.
-          this.earlyAcks.delete(e);
-          this.reportQueued(e);
-          this.emitter.emit('ack', early);
-          this.settleWaiter(e.traceId, early, undefined);
-          continue;
-        }
-        if (!this.outbox.holds(e)) continue; // refused or expired meanwhile
-        if (err === undefined) this.reportQueued(e);
-        else this.failUnsynced(e, err);
-      }
-    }
-    if (this.stopping) return;
-    this.pump();
+  /** The fsync of the entry's commit ended: report it queued (and an early answer right after), or fail it. */
+  private durable(e: SendEntry, err: unknown): void {
+    // Answered already: the hub has it, which no disk failure here can undo.
+    if (err === undefined || e.answered) this.reportQueued(e);
+    else this.failUnsynced(e, err);
+  }
+
+  /** Answered and durable: the hub's answer is reported. */
+  private answered(e: SendEntry): void {
+    const ack = this.answers.get(e);
+    if (ack === undefined) return;
+    this.answers.delete(e);
+    this.emitter.emit('ack', ack);
+    this.settleWaiter(e.traceId, ack, undefined);
   }
 
   private reportQueued(e: OutboxEntry): void {
@@ -896,7 +846,7 @@ export class HubClient {
    * A send whose fsync failed: its caller learns it is not durable (it may have reached the hub: the hub dedups a
    * retry with the same id), its row is dropped if the disk still lets us, and a late answer is ignored.
    */
-  private failUnsynced(entry: OutboxEntry, err: unknown): void {
+  private failUnsynced(entry: SendEntry, err: unknown): void {
     try {
       this.outbox.removeDurable(entry);
     } catch {
@@ -917,34 +867,10 @@ export class HubClient {
     );
   }
 
-  /** Rows of answered sends: with the next commit of sends, or on their own shortly (or at once when many). */
-  private scheduleRemovals(pending: number): void {
-    if (pending >= REMOVAL_BATCH) {
-      if (this.removalScheduled) return;
-      this.removalScheduled = true;
-      setImmediate(() => {
-        this.removalScheduled = false;
-        this.commitRemovals();
-      });
-      return;
-    }
-    if (this.removalTimer !== undefined || this.stopping) return;
-    // A real timer, not the injected clock: this is I/O batching, not protocol timing.
-    this.removalTimer = setTimeout(() => {
-      this.removalTimer = undefined;
-      this.commitRemovals();
-    }, REMOVAL_DELAY_MS);
-    this.removalTimer.unref?.();
-  }
-
   private commitRemovals(): void {
     if (this.outbox.pendingRemovals === 0 || this.store.closed) return;
-    try {
-      // No fsync waited for: a removal lost in a crash only repeats a send the hub dedups.
-      this.outbox.commitRemovals({ deferSync: true });
-    } catch (err) {
-      this.warn(err instanceof HubError ? err : new HubError('STORE_FAILED', String(err)));
-    }
+    // No fsync waited for: a removal lost in a crash only repeats a send the hub dedups.
+    this.outbox.commitRemovals();
   }
 
   private checkGate(chatId: string): void {
@@ -1048,18 +974,11 @@ export class HubClient {
       acked: (entry, ack) => {
         // Answered twice in one batch (a retransmit): report it once.
         if (!this.outbox.holds(entry)) return;
-        const durable = this.outbox.isDurable(entry);
-        const pending = this.outbox.retire(entry);
-        if (this.store.kind === 'memory') this.commitRemovals();
-        else this.scheduleRemovals(pending);
+        // Reported by `answered` once the send is on disk: at once, or (faster than our own fsync) right after
+        // `queued`, when that fsync ends.
+        this.answers.set(entry, ack);
+        this.outbox.retire(entry);
         this.schedulePump();
-        if (!durable) {
-          // Faster than our own fsync: reported right after `queued`, when that fsync ends (`synced`).
-          this.earlyAcks.set(entry, ack);
-          return;
-        }
-        this.emitter.emit('ack', ack);
-        this.settleWaiter(entry.traceId, ack, undefined);
       },
       rejected: (entry, rejection) => {
         if (entry) this.outbox.forget(entry);
