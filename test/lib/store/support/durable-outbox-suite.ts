@@ -22,18 +22,19 @@ const CODEC: OutboxCodec<string, Entry> = {
 };
 
 /** Holds every `sync()` of `store` until the test releases (to the real one) or fails them. */
-function holdSyncs(store: Store): { calls(): number; release(): void; fail(err: Error): void } {
+function holdSyncs(store: Store): { calls(): number; release(): Promise<void>; fail(err: Error): void } {
   const real = store.sync.bind(store);
   let calls = 0;
-  const held: Array<{ resolve(): void; reject(err: Error): void }> = [];
+  const held: Array<{ resolve(): Promise<void>; reject(err: Error): void }> = [];
   store.sync = () => {
     calls += 1;
-    return new Promise<void>((resolve, reject) => held.push({ resolve: () => void real().then(resolve, reject), reject }));
+    return new Promise<void>((resolve, reject) => held.push({ resolve: () => real().then(resolve, reject), reject }));
   };
   return {
     calls: () => calls,
-    release() {
-      for (const h of held.splice(0)) h.resolve();
+    /** Lets the held syncs go on to the real fsync; resolves once it ended (their own handlers run right after). */
+    async release() {
+      await Promise.all(held.splice(0).map((h) => h.resolve()));
     },
     fail(err) {
       for (const h of held.splice(0)) h.reject(err);
@@ -107,7 +108,7 @@ export function durableOutboxSuite(name: string, factory: OutboxStoreFactory): v
       assert.deepEqual(box.take(), [], 'the window is full');
       assert.equal(gate.calls(), store.kind === 'memory' ? 0 : 1, 'a file store is asked to sync once for the whole commit');
       assert.deepEqual(l.events, store.kind === 'memory' ? ['committed a,b,c', 'durable a true', 'durable b true', 'durable c true'] : ['committed a,b,c']);
-      gate.release();
+      await gate.release();
       await settleMicrotasks();
       assert.deepEqual(l.events.slice(1), ['durable a true', 'durable b true', 'durable c true']);
       assert.equal(box.durableThrough, store.queue('out').peek().at(-1)!.seq);
@@ -129,7 +130,7 @@ export function durableOutboxSuite(name: string, factory: OutboxStoreFactory): v
         store.kind === 'memory' ? ['settled early true'] : [],
         'answered before its fsync ended: it waits (in memory the commit was all there is)',
       );
-      gate.release();
+      await gate.release();
       await settleMicrotasks();
       assert.deepEqual(
         l.events.slice(1),
