@@ -1,7 +1,8 @@
 /**
  * `HubClient`: one logical connection to a ClawlingChat Message Hub, shared by any number of users (the Node-RED
  * hub-config node, the gateway's hub bridge, the CLI). It owns the reconnect loop and the `state`, the durable
- * outbox, the receive pipeline with its acks, and the local state of signals (typing, presence, permission cards).
+ * outbox (lib/hub/outbox.ts over lib/store's DurableOutbox), the receive pipeline with its acks, the session's
+ * liveness (liveness.ts: replay idle, probes), and the local state of signals (typing, presence, permission cards).
  *
  * State machine (events.ts `HubState`):
  *
@@ -52,6 +53,7 @@ import { TraceRegistry } from './trace-registry';
 import { TypedEmitter, type ListenersOf } from '../typed-emitter';
 import { TypingProducer, TypingReceiver } from './typing';
 import { InboundPersisters, type InboundPersister } from './inbound-persister';
+import { Liveness } from './liveness';
 import { MemoryStore, type Queue, type Store } from '../store';
 import { utf8Length } from '../bytes';
 import { coalesced } from '../coalesce';
@@ -117,6 +119,7 @@ export class HubClient {
   /** One pump for a whole batch of answers (each frees a slot of the window), after its effects ran. */
   private readonly schedulePump = coalesced(() => this.pump());
   private readonly persisters = new InboundPersisters();
+  private readonly liveness: Liveness;
 
   private statusValue: HubStatus;
   private session: Session | undefined;
@@ -132,11 +135,8 @@ export class HubClient {
   /** A fresh token fetched after "authentication failed", used by the next attempt instead of asking again. */
   private prefetchedToken: string | undefined;
   private reconnectTimer: TimerHandle | undefined;
-  private replayTimer: TimerHandle | undefined;
-  private probeTimer: TimerHandle | undefined;
   private outboxTimer: TimerHandle | undefined;
   private outboxTimerAt: number | undefined;
-  private pingOutstandingSince: number | undefined;
   private resetRequest: { sessionId: number; clearLocal: boolean; resolve(): void; reject(e: HubError): void; timer: TimerHandle } | undefined;
   private endWaiters: Array<() => void> = [];
   /** The last batch could not be persisted: the next hello-ok must not reset the backoff (a broken disk is no reason to spin). */
@@ -185,6 +185,19 @@ export class HubClient {
     this.permissions = new PermissionCards(this.clock, (e) => this.emitter.emit('permission', e));
     this.streams = new StreamAssembler(() => this.clock.now(), { maxStreamChars: this.o.streamMaxChars, maxTotalChars: this.o.streamTotalMaxChars });
     this.history = this.store.queue(HISTORY_QUEUE, { capacity: 10_000, overflow: 'reject' });
+    this.liveness = new Liveness(
+      {
+        clock: this.clock,
+        live: () => this.live,
+        readPaused: (session) => this.readPaused === session,
+        replaying: () => this.replaying,
+        // The pipeline may still hold replayed frames; end replay only once they are handled.
+        replayIdle: (session) => void this.pipeline.idle().then(() => this.onReplayDone(session.id, true)),
+        ping: (session, now) => session.send(uplink(EVENT.ping, this.ids.traceId('ping'), now, {})),
+        warn: (err) => this.warn(err),
+      },
+      { replayIdleMs: this.o.replayIdleMs, pingSilenceMs: this.o.pingSilenceMs, pongTimeoutMs: this.o.pongTimeoutMs },
+    );
     this.pipeline = new ReceivePipeline(this.receiveServices(), {
       send: (sessionId, frame) => {
         if (this.live?.id === sessionId) this.live.send(frame);
@@ -284,7 +297,7 @@ export class HubClient {
       await Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, 3000).unref())]);
     }
     this.pipeline.stop();
-    this.teardownConnectionTimers();
+    this.liveness.end();
     this.ack.end();
     this.clock.clearTimeout(this.outboxTimer);
     this.commitRemovals();
@@ -597,7 +610,7 @@ export class HubClient {
         onFrame: (s, parsed) => {
           if (s !== this.live) return;
           if (this.replaying) this.replayFrames++;
-          this.pingOutstandingSince = undefined;
+          this.liveness.frameSeen();
           this.pipeline.push({ sessionId: s.id, parsed, replay: this.replaying });
           if (this.pipeline.saturated) this.updateReading();
         },
@@ -623,8 +636,7 @@ export class HubClient {
     }
     this.setState({ state: 'replaying', deliveryMode: mode });
     this.updateReading();
-    this.armReplayIdle();
-    this.armProbe();
+    this.liveness.begin();
     for (const userId of this.presence.list()) session.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
     this.typingOut.resendActive();
     this.pump();
@@ -641,7 +653,7 @@ export class HubClient {
     this.replaying = false;
     this.ack.end();
     this.outbox.requeueAll();
-    this.teardownConnectionTimers();
+    this.liveness.end();
     const reset = this.resetRequest && this.resetRequest.sessionId === session.id ? this.resetRequest : undefined;
     if (reset) {
       this.resetRequest = undefined;
@@ -700,72 +712,11 @@ export class HubClient {
   private onReplayDone(sessionId: number, fallback: boolean): void {
     if (this.live?.id !== sessionId || !this.replaying) return;
     this.replaying = false;
-    this.clock.clearTimeout(this.replayTimer);
-    this.replayTimer = undefined;
+    this.liveness.replayEnded();
     this.ack.flush();
     this.setState({ state: 'connected', deliveryMode: this.ack.deliveryMode });
     this.emitter.emit('replay-done', { frames: this.replayFrames, fallback });
     this.resendReadCursors();
-  }
-
-  /** The idle fallback of §11.5: replay is over once no frame came for `replayIdleMs`, even without `replay.done`. */
-  private armReplayIdle(delay = this.o.replayIdleMs): void {
-    this.clock.clearTimeout(this.replayTimer);
-    const session = this.live;
-    if (!session) return;
-    this.replayTimer = this.clock.setTimeout(() => {
-      this.replayTimer = undefined;
-      if (this.live !== session || !this.replaying) return;
-      // Not reading is not the hub being quiet.
-      if (this.readPaused === session) {
-        this.armReplayIdle();
-        return;
-      }
-      const quiet = this.clock.now() - session.lastFrameAt;
-      if (quiet < this.o.replayIdleMs) {
-        this.armReplayIdle(this.o.replayIdleMs - quiet);
-        return;
-      }
-      // The pipeline may still hold replayed frames; end replay only once they are handled.
-      void this.pipeline.idle().then(() => this.onReplayDone(session.id, true));
-    }, delay);
-  }
-
-  /** The optional JSON ping (§12): after `pingSilenceMs` without a frame, probe; no frame within `pongTimeoutMs` → dead. */
-  private armProbe(): void {
-    this.clock.clearTimeout(this.probeTimer);
-    this.probeTimer = undefined;
-    const session = this.live;
-    if (!session || this.o.pingSilenceMs === 0) return;
-    const now = this.clock.now();
-    // While this side does not read, silence proves nothing (and a pong could not be read): look again later.
-    if (this.readPaused === session) {
-      this.pingOutstandingSince = undefined;
-      this.probeTimer = this.clock.setTimeout(() => this.armProbe(), this.o.pingSilenceMs);
-      return;
-    }
-    if (this.pingOutstandingSince !== undefined) {
-      if (session.lastFrameAt > this.pingOutstandingSince) this.pingOutstandingSince = undefined;
-      else if (now - this.pingOutstandingSince >= this.o.pongTimeoutMs) {
-        this.warn(new HubError('NOT_CONNECTED', `no frame for ${now - session.lastFrameAt} ms, not even a pong; dropping the connection`));
-        session.close('dead-socket', true);
-        return;
-      }
-    }
-    if (this.pingOutstandingSince === undefined && now - session.lastFrameAt >= this.o.pingSilenceMs) {
-      this.pingOutstandingSince = now;
-      session.send(uplink(EVENT.ping, this.ids.traceId('ping'), now, {}));
-    }
-    const wait = this.pingOutstandingSince !== undefined ? this.pingOutstandingSince + this.o.pongTimeoutMs - now : session.lastFrameAt + this.o.pingSilenceMs - now;
-    this.probeTimer = this.clock.setTimeout(() => this.armProbe(), Math.max(1, wait));
-  }
-
-  private teardownConnectionTimers(): void {
-    this.clock.clearTimeout(this.replayTimer);
-    this.clock.clearTimeout(this.probeTimer);
-    this.replayTimer = undefined;
-    this.probeTimer = undefined;
-    this.pingOutstandingSince = undefined;
   }
 
   // ─── send path ───────────────────────────────────────────────────────────────────────────────────────────────
