@@ -1,8 +1,9 @@
 /**
  * `HubClient`: one logical connection to a ClawlingChat Message Hub, shared by any number of users (the Node-RED
  * hub-config node, the gateway's hub bridge, the CLI). It owns the reconnect loop and the `state`, the durable
- * outbox (lib/hub/outbox.ts over lib/store's DurableOutbox), the receive pipeline with its acks, the session's
- * liveness (liveness.ts: replay idle, probes), and the local state of signals (typing, presence, permission cards).
+ * outbox and the send path (send-path.ts, over lib/hub/outbox.ts and lib/store's DurableOutbox), the receive
+ * pipeline with its acks, the session's liveness (liveness.ts: replay idle, probes), and the local state of signals
+ * (typing, presence, permission cards).
  *
  * State machine (events.ts `HubState`):
  *
@@ -19,8 +20,8 @@ import { backoffDelay, type CloseCause } from './backoff';
 import { ChatGate } from './chat-gate';
 import { AUTH_FAILED_REASON, classifyEnd } from './close-cause';
 import type { Clock, TimerHandle } from './clock';
-import { composeMessage, composeReaction, type Composed, type ReactInput, type SendInput } from './compose';
-import { EVENT, uplink, type Peer, type Uplink } from './envelope';
+import { composeMessage, composeReaction, type ReactInput, type SendInput } from './compose';
+import { EVENT, uplink, type Peer } from './envelope';
 import { HubError } from './errors';
 import type {
   DeliveryMode,
@@ -29,23 +30,19 @@ import type {
   HubState,
   HubStatus,
   PermissionCard,
-  SendAck,
   SendHandle,
-  SendQueued,
-  SendRejection,
 } from './events';
-import type { ReceiveServices, SendSettlement } from './handlers';
+import type { ReceiveServices } from './handlers';
 import { AckScheduler } from './ack-scheduler';
 import { checkChatId, checkMessageId, createIdMinter, mintDeviceId, type IdMinter } from './ids';
 import { isObject, type JsonObject } from './json';
 import { resolveOptions, type HubClientOptions, type ResolvedOptions } from './options';
-import { Outbox, type OutboxEntry, type SendEntry } from './outbox';
+import type { Outbox, OutboxEntry } from './outbox';
+import { checkFrameSize, checkGate, SendPath } from './send-path';
 import { PermissionCards } from './permission-cards';
 import { PresenceSubscriptions } from './presence';
 import { READ_PREFIX, readCursorKey, readSentKey } from './read-cursor';
 import { ReceivePipeline } from './receive-pipeline';
-import { pendingSend, refusedSend, type PendingSend } from './send-handle';
-import { checkSendTag, type SendTag } from './send-tag';
 import { Session, type HelloInfo, type SessionEnd } from './session';
 import { StreamAssembler } from './stream-assembler';
 import { StreamWriter, type FinalizeInput } from './stream-writer';
@@ -55,8 +52,6 @@ import { TypingProducer, TypingReceiver } from './typing';
 import { InboundPersisters, type InboundPersister } from './inbound-persister';
 import { Liveness } from './liveness';
 import { MemoryStore, type Queue, type Store } from '../store';
-import { utf8Length } from '../bytes';
-import { coalesced } from '../coalesce';
 
 export const DEVICE_ID_KEY = 'hub.device_id';
 export const HISTORY_QUEUE = 'hub.history-transit';
@@ -102,6 +97,7 @@ export class HubClient {
   private readonly ids: IdMinter;
   private readonly device: string;
   private readonly outbox: Outbox;
+  private readonly sends: SendPath;
   private readonly ack: AckScheduler;
   private readonly pipeline: ReceivePipeline;
   private readonly gate: ChatGate;
@@ -113,11 +109,6 @@ export class HubClient {
   private readonly streams: StreamAssembler;
   private readonly traces = new TraceRegistry();
   private readonly history: Queue;
-  private readonly waiters = new Map<string, PendingSend>();
-  /** Hub answers not reported yet: until the send's own fsync ended (`queued` comes first). */
-  private readonly answers = new Map<SendEntry, SendAck>();
-  /** One pump for a whole batch of answers (each frees a slot of the window), after its effects ran. */
-  private readonly schedulePump = coalesced(() => this.pump());
   private readonly persisters = new InboundPersisters();
   private readonly liveness: Liveness;
 
@@ -135,8 +126,6 @@ export class HubClient {
   /** A fresh token fetched after "authentication failed", used by the next attempt instead of asking again. */
   private prefetchedToken: string | undefined;
   private reconnectTimer: TimerHandle | undefined;
-  private outboxTimer: TimerHandle | undefined;
-  private outboxTimerAt: number | undefined;
   private resetRequest: { sessionId: number; clearLocal: boolean; resolve(): void; reject(e: HubError): void; timer: TimerHandle } | undefined;
   private endWaiters: Array<() => void> = [];
   /** The last batch could not be persisted: the next hello-ok must not reset the backoff (a broken disk is no reason to spin). */
@@ -146,7 +135,6 @@ export class HubClient {
   private readPaused: Session | undefined;
   private receiveHolds = 0;
   private dseqGaps = 0;
-  private retransmits = 0;
 
   constructor(options: HubClientOptions) {
     this.o = resolveOptions(options);
@@ -157,22 +145,18 @@ export class HubClient {
     this.emitter = new TypedEmitter<ListenersOf<HubClientEvents>>((err, event) => this.listenerThrew(String(event), err));
     this.ids = createIdMinter(() => this.clock.now());
     this.device = this.o.deviceId ?? this.storedDeviceId();
-    this.outbox = new Outbox(
-      this.store,
-      this.clock,
-      { capacity: this.o.outboxCapacity, ackTimeoutMs: this.o.ackTimeoutMs, maxInFlight: this.o.maxInFlight },
-      {
-        committed: (results) => this.committed(results),
-        durable: (entry, err) => this.durable(entry, err),
-        settled: (entry) => this.answered(entry),
-        syncFailed: (err) =>
-          this.warn(new HubError('STORE_FAILED', `the outbox could not be synced to disk; its latest sends are refused: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err })),
-        synced: () => {
-          if (!this.stopping) this.pump();
-        },
-        warn: (err) => this.warn(err),
-      },
-    );
+    this.sends = new SendPath({
+      clock: this.clock,
+      options: this.o,
+      store: this.store,
+      emitter: this.emitter,
+      gate: () => this.gate,
+      live: () => this.live,
+      stopping: () => this.stopping,
+      stopped: () => this.statusValue.state === 'stopped',
+      warn: (err) => this.warn(err),
+    });
+    this.outbox = this.sends.outbox;
     this.ack = new AckScheduler(
       this.clock,
       { debounceMs: this.o.ackDebounceMs, resendMs: this.o.ackResendMs, eagerWindow: this.o.ackEagerWindow },
@@ -283,7 +267,7 @@ export class HubClient {
    */
   async stop(): Promise<void> {
     if (this.statusValue.state === 'stopped') return;
-    this.outbox.commit();
+    this.sends.commitStaged();
     this.stopping = true;
     this.clock.clearTimeout(this.reconnectTimer);
     this.typingOut.stopAll();
@@ -299,28 +283,11 @@ export class HubClient {
     this.pipeline.stop();
     this.liveness.end();
     this.ack.end();
-    this.clock.clearTimeout(this.outboxTimer);
-    this.commitRemovals();
-    // Every committed send is on disk (or has failed) before its caller hears CLIENT_STOPPED with `durable: true`.
-    // The commits' own handlers run first: their promises settle no later than this one.
-    if (this.outbox.syncPending) await this.store.sync().catch(() => undefined);
+    await this.sends.settleCommits();
     this.typingIn.clear();
     this.permissions.clear();
     this.resetRequest?.reject(new HubError('CLIENT_STOPPED', 'the client stopped before the cursor reset was confirmed'));
-    for (const [traceId, waiter] of this.waiters) {
-      const entry = this.outbox.byTrace(traceId);
-      waiter.settleQueued(undefined);
-      waiter.reject(
-        new HubError('CLIENT_STOPPED', 'the client stopped before the hub answered; the send stays in the outbox and goes out on the next start', {
-          messageId: entry?.messageId,
-          traceId,
-          chatId: entry?.chatId,
-          durable: true,
-          ...(entry?.tag !== undefined ? { tag: entry.tag } : {}),
-        }),
-      );
-    }
-    this.waiters.clear();
+    this.sends.rejectWaiters();
     this.session = undefined;
     this.live = undefined;
     this.setState({ state: 'stopped' });
@@ -347,7 +314,7 @@ export class HubClient {
    * The returned handle is the promise of the answer; its `messageId`, `traceId` and `queued` are there at once.
    */
   send(input: SendInput): SendHandle {
-    return this.enqueue(() => composeMessage(input, this.o.chatIdRule, () => this.ids.messageId(), this.ids.traceId()), () => input.tag);
+    return this.sends.enqueue(() => composeMessage(input, this.o.chatIdRule, () => this.ids.messageId(), this.ids.traceId()), () => input.tag);
   }
 
   /** `message.reply`: `send` with a reply target. */
@@ -357,7 +324,7 @@ export class HubClient {
 
   /** `message.reaction` on a message (`removed: true` is the tombstone). Durable like a send; answered by a slot ack. */
   react(input: ReactInput): SendHandle {
-    return this.enqueue(() => composeReaction(input, this.o.chatIdRule, this.userId, this.ids.traceId('rxn')), () => input.tag);
+    return this.sends.enqueue(() => composeReaction(input, this.o.chatIdRule, this.userId, this.ids.traceId('rxn')), () => input.tag);
   }
 
   /** Shows (or clears) our typing indicator in a chat; refreshed every 3 s while on, cleared on stop. */
@@ -419,7 +386,7 @@ export class HubClient {
   openStream(input: OpenStreamInput): StreamWriter {
     if (!isObject(input)) throw new HubError('BAD_ARGUMENT', 'openStream needs an object');
     const chatId = checkChatId(input.chatId, this.o.chatIdRule);
-    this.checkGate(chatId);
+    checkGate(this.gate, chatId);
     const messageId = input.messageId === undefined ? this.ids.messageId() : checkMessageId(input.messageId);
     const mode = input.mode ?? 'normal';
     const writer = new StreamWriter(
@@ -464,7 +431,7 @@ export class HubClient {
       origin_device_id: this.device,
       ciphertext_fragments: input.ciphertextFragments,
     });
-    this.checkFrameSize(frame);
+    checkFrameSize(frame, this.o.maxFrameBytes);
     if (!this.live || !this.live.send(frame)) throw new HubError('NOT_CONNECTED', 'history.transit needs a live connection');
     this.traces.remember(traceId, { event: EVENT.historyTransit, chatId: undefined, messageId: undefined });
     return traceId;
@@ -523,7 +490,7 @@ export class HubClient {
       commitFailures: c.commitFailures,
       dseqGaps: this.dseqGaps,
       acksSent: this.ack.acksSent,
-      retransmits: this.retransmits,
+      retransmits: this.sends.retransmits,
       connections: this.connectionCount,
       outbox: this.outbox.size,
       inFlight: this.outbox.inFlight,
@@ -639,7 +606,7 @@ export class HubClient {
     this.liveness.begin();
     for (const userId of this.presence.list()) session.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
     this.typingOut.resendActive();
-    this.pump();
+    this.sends.pump();
   }
 
   private onSessionEnd(session: Session, end: SessionEnd, token: string): void {
@@ -719,242 +686,6 @@ export class HubClient {
     this.resendReadCursors();
   }
 
-  // ─── send path ───────────────────────────────────────────────────────────────────────────────────────────────
-
-  /**
-   * Checks and composes a send now (a refusal rejects at once), then stages it for the group commit: the sends of
-   * one event-loop turn are written to the outbox in one transaction that does not wait for the disk, put on the
-   * wire, and synced off the event loop (`store.sync()`: commits made while an fsync runs share the next one, so a
-   * send waits for at most two). `queued`, and the hub's answer, are reported once its fsync ended.
-   */
-  private enqueue(compose: () => Composed, tagOf: () => unknown): SendHandle {
-    let c: Composed | undefined;
-    try {
-      if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'the client is stopped');
-      c = compose();
-      const tag: SendTag | undefined = checkSendTag(tagOf());
-      this.checkGate(c.chatId);
-      this.checkFrameSize({ ...c.frame, emitted_at: this.clock.now() });
-      if (this.outbox.size + this.outbox.staged >= this.o.outboxCapacity) {
-        throw new HubError('OUTBOX_FULL', `the outbox is full (${this.o.outboxCapacity} unanswered sends); nothing was queued`, { capacity: this.o.outboxCapacity });
-      }
-      const traceId = c.frame.trace_id as string;
-      const now = this.clock.now();
-      const pending = pendingSend(c.messageId, traceId);
-      this.waiters.set(traceId, pending);
-      this.outbox.stage({
-        messageId: c.messageId,
-        traceId,
-        event: c.event,
-        chatId: c.chatId,
-        frame: c.frame,
-        createdAt: now,
-        expiresAt: this.o.sendExpiryMs > 0 ? now + this.o.sendExpiryMs : undefined,
-        ...(tag !== undefined ? { tag } : {}),
-      });
-      return pending.handle;
-    } catch (err) {
-      return refusedSend(err, c?.messageId, c?.frame.trace_id as string | undefined);
-    }
-  }
-
-  /**
-   * The group commit of staged sends returned (the outbox commits the sends of one turn, and the pending removals of
-   * answered ones, in one transaction that does not wait for the disk): refusals are reported, the rest go on the
-   * wire while the store syncs (`store.sync()`: in the thread pool, one fsync shared by every commit meanwhile);
-   * `durable` reports them once it ended.
-   */
-  private committed(results: Array<{ record: { traceId: string }; entry?: SendEntry; error?: HubError }>): void {
-    for (const r of results) if (r.error) this.settleWaiter(r.record.traceId, undefined, r.error);
-    // The fsync and the hub's round trip overlap; an answer that wins the race waits for the fsync (`answers`). In
-    // memory the commit is all the durability there is: `durable` comes at once, and pumps.
-    if (this.store.kind !== 'memory') this.pump();
-  }
-
-  /** The fsync of the entry's commit ended: report it queued (and an early answer right after), or fail it. */
-  private durable(e: SendEntry, err: unknown): void {
-    // Answered already: the hub has it, which no disk failure here can undo.
-    if (err === undefined || e.answered) this.reportQueued(e);
-    else this.failUnsynced(e, err);
-  }
-
-  /** Answered and durable: the hub's answer is reported. */
-  private answered(e: SendEntry): void {
-    const ack = this.answers.get(e);
-    if (ack === undefined) return;
-    this.answers.delete(e);
-    this.emitter.emit('ack', ack);
-    this.settleWaiter(e.traceId, ack, undefined);
-  }
-
-  private reportQueued(e: OutboxEntry): void {
-    const queued: SendQueued = { event: e.event, messageId: e.messageId, traceId: e.traceId, chatId: e.chatId, ...(e.tag !== undefined ? { tag: e.tag } : {}) };
-    this.emitter.emit('queued', queued);
-    this.waiters.get(e.traceId)?.settleQueued(queued);
-  }
-
-  /**
-   * A send whose fsync failed: its caller learns it is not durable (it may have reached the hub: the hub dedups a
-   * retry with the same id), its row is dropped if the disk still lets us, and a late answer is ignored.
-   */
-  private failUnsynced(entry: SendEntry, err: unknown): void {
-    try {
-      this.outbox.removeDurable(entry);
-    } catch {
-      // The disk is failing; the row may go out after a restart, with the same ids (the hub dedups it).
-    }
-    this.outbox.forget(entry);
-    this.settleWaiter(
-      entry.traceId,
-      undefined,
-      new HubError('STORE_FAILED', `the send could not be made durable: ${(err as Error)?.message ?? String(err)}`, {
-        event: entry.event,
-        messageId: entry.messageId,
-        traceId: entry.traceId,
-        chatId: entry.chatId,
-        durable: false,
-        ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
-      }, { cause: err }),
-    );
-  }
-
-  private commitRemovals(): void {
-    if (this.outbox.pendingRemovals === 0 || this.store.closed) return;
-    // No fsync waited for: a removal lost in a crash only repeats a send the hub dedups.
-    this.outbox.commitRemovals();
-  }
-
-  private checkGate(chatId: string): void {
-    const until = this.gate.closedUntil(chatId);
-    if (until !== undefined) {
-      throw new HubError('CHAT_GATED', `sends to ${chatId} are paused after chat_not_found/not_member until ${new Date(until).toISOString()}`, { chatId, until });
-    }
-  }
-
-  private checkFrameSize(frame: JsonObject): void {
-    const bytes = utf8Length(JSON.stringify(frame));
-    if (bytes > this.o.maxFrameBytes) {
-      throw new HubError('FRAME_TOO_LARGE', `the frame is ${bytes} bytes, above the hub's ${this.o.maxFrameBytes}-byte cap; upload media instead (§15)`, {
-        bytes,
-        limit: this.o.maxFrameBytes,
-      });
-    }
-  }
-
-  /** Puts sendable outbox entries on the live connection, oldest first, within the in-flight window. */
-  private pump(): void {
-    const session = this.live;
-    if (session && !this.stopping) {
-      for (const entry of this.outbox.takeSendable()) {
-        if (entry.attempts > 1) this.retransmits++;
-        if (!session.send({ ...entry.frame, emitted_at: this.clock.now() } as Uplink)) {
-          this.outbox.requeueAll();
-          break;
-        }
-      }
-    }
-    this.armOutboxTimer();
-  }
-
-  private armOutboxTimer(): void {
-    const next = this.outbox.nextDeadline();
-    if (next === this.outboxTimerAt) return;
-    this.clock.clearTimeout(this.outboxTimer);
-    this.outboxTimer = undefined;
-    this.outboxTimerAt = next;
-    if (next === undefined || this.stopping) return;
-    this.outboxTimer = this.clock.setTimeout(() => {
-      this.outboxTimer = undefined;
-      this.outboxTimerAt = undefined;
-      this.onOutboxDeadline();
-    }, Math.max(1, next - this.clock.now()));
-  }
-
-  private onOutboxDeadline(): void {
-    for (const entry of this.outbox.expired()) {
-      try {
-        this.outbox.removeDurable(entry);
-      } catch (err) {
-        this.warn(new HubError('STORE_FAILED', `could not drop an expired send: ${(err as Error).message}`, {}, { cause: err }));
-        continue;
-      }
-      this.outbox.forget(entry);
-      const rejection: SendRejection = {
-        origin: 'client',
-        event: entry.event,
-        messageId: entry.messageId,
-        traceId: entry.traceId,
-        chatId: entry.chatId,
-        code: 'expired',
-        reason: `no answer within ${this.o.sendExpiryMs} ms`,
-        rejectedAt: this.clock.now(),
-        matched: true,
-        ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
-      };
-      this.emitter.emit('rejected', rejection);
-      this.settleWaiter(
-        entry.traceId,
-        undefined,
-        new HubError('SEND_EXPIRED', rejection.reason as string, {
-          event: entry.event,
-          messageId: entry.messageId,
-          traceId: entry.traceId,
-          chatId: entry.chatId,
-          rejectedAt: rejection.rejectedAt,
-          ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
-        }),
-      );
-    }
-    // Only a live connection re-sends: after a reconnect everything unanswered goes out again anyway.
-    if (this.live) this.outbox.requeueOverdue();
-    this.pump();
-  }
-
-  private settleWaiter(traceId: string, ack: SendAck | undefined, err: HubError | undefined): void {
-    const waiter = this.waiters.get(traceId);
-    if (!waiter) return;
-    this.waiters.delete(traceId);
-    // A no-op once the send was queued; otherwise it tells `queued` that it never will be.
-    waiter.settleQueued(undefined);
-    if (ack) waiter.resolve(ack);
-    else waiter.reject(err as HubError);
-  }
-
-  private settlement(): SendSettlement {
-    return {
-      acked: (entry, ack) => {
-        // Answered twice in one batch (a retransmit): report it once.
-        if (!this.outbox.holds(entry)) return;
-        // Reported by `answered` once the send is on disk: at once, or (faster than our own fsync) right after
-        // `queued`, when that fsync ends.
-        this.answers.set(entry, ack);
-        this.outbox.retire(entry);
-        this.schedulePump();
-      },
-      rejected: (entry, rejection) => {
-        if (entry) this.outbox.forget(entry);
-        this.emitter.emit('rejected', rejection);
-        if (entry) {
-          this.settleWaiter(
-            entry.traceId,
-            undefined,
-            new HubError('SEND_REJECTED', `the hub refused ${entry.event} ${entry.messageId}: ${rejection.code}${rejection.reason ? ` (${rejection.reason})` : ''}`, {
-              serverCode: rejection.code,
-              reason: rejection.reason,
-              event: entry.event,
-              messageId: entry.messageId,
-              traceId: entry.traceId,
-              chatId: entry.chatId,
-              ...(rejection.rejectedAt !== undefined ? { rejectedAt: rejection.rejectedAt } : {}),
-              ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
-            }),
-          );
-          this.schedulePump();
-        }
-      },
-    };
-  }
-
   private sendAck(mode: 'v2' | 'v1', value: number, epoch: string | undefined): boolean {
     const session = this.live;
     if (!session) return false;
@@ -1006,7 +737,7 @@ export class HubClient {
       permissions: this.permissions,
       history: this.history,
       notifySeen: this.store.seen('hub.notify-events', { capacity: 10_000 }),
-      sends: this.settlement(),
+      sends: this.sends.settlement(),
       persisters: this.persisters,
       inboxBodyMaxBytes: 64 * 1024,
       // Typed at `FrameServices.emit`; TypeScript cannot map a generic key through `ListenersOf` here.
