@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import v8 from 'node:v8';
 import { runGateway } from '../gateway/main';
 import { resolveRadioConfig } from '../gateway/radios/radio-config';
-import { SYSTEM_CLOCK, type Radio } from '../gateway/radios/radio';
+import { backgroundClock } from '../lib/clock';
+import type { Radio } from '../gateway/radios/radio';
 import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
 import { RemotePeersRadio, remotePeers } from './gateway-bench-radio';
 
@@ -75,7 +76,7 @@ void runGateway({
             const resolved = resolveRadioConfig({ id: r.id, kind: 'simulated', queue_limit: r.queue_limit });
             const radio = new RemotePeersRadio(r.id, remotePeers(r.id, r.peers), {
               logger,
-              clock: SYSTEM_CLOCK,
+              clock: backgroundClock,
               queueLimit: resolved.queueLimit,
               queueByteLimit: resolved.queueByteLimit,
             });

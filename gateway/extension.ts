@@ -13,7 +13,8 @@ import type { GatewayConfig } from './config/types';
 import type { Metrics } from './metrics';
 import type { MqttConnection } from './mqtt/connection';
 import type { Topics } from './mqtt/topics';
-import type { MeshApi, RouterClock } from './router';
+import type { Clock } from '../lib/clock';
+import type { MeshApi } from './router';
 
 export interface QueueDepth {
   depth: number;
@@ -99,7 +100,7 @@ export interface ExtensionContext {
   store: Store;
   queues: QueueRegistry;
   site: SiteBoard;
-  clock: RouterClock;
+  clock: Clock;
   /** Present when `mqtt.enabled`. */
   mqtt?: { connection: MqttConnection; topics: Topics };
   /** A snapshot of the whole gateway (status page, health topic). */

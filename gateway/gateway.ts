@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { backgroundClock, type Clock } from '../lib/clock';
 import type { Store } from '../lib/store';
 import { EventBus } from './bus';
 import type { GatewayConfig } from './config/types';
@@ -22,7 +23,7 @@ import { MqttConnection, redactUrl } from './mqtt/connection';
 import { Topics } from './mqtt/topics';
 import { createRadio } from './radios/index';
 import type { Radio } from './radios/radio';
-import { MeshRouter, type RouterClock } from './router';
+import { MeshRouter } from './router';
 import { openGatewayStore } from './store-choice';
 import type { MqttBridge } from './extensions/mqtt-bridge';
 
@@ -32,19 +33,10 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Radios built by the caller (tests, the demo); default: one per `radios` entry of the config. */
   radios?: Radio[];
-  clock?: RouterClock;
+  clock?: Clock;
   random?: () => number;
 }
 
-const SYSTEM_CLOCK: RouterClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
 
 function packageVersion(): string {
   for (const rel of ['../../package.json', '../package.json']) {
@@ -81,7 +73,7 @@ export class Gateway {
   readonly metrics = new Metrics();
   private state: State = 'new';
   private logger: Logger;
-  private readonly clock: RouterClock;
+  private readonly clock: Clock;
   private busValue: EventBus | undefined;
   private identityValue: GatewayIdentity | undefined;
   private store: Store | undefined;
@@ -101,7 +93,7 @@ export class Gateway {
     private readonly options: GatewayOptions = {},
   ) {
     this.logger = options.logger ?? silentLogger();
-    this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.clock = options.clock ?? backgroundClock;
   }
 
   get bus(): EventBus {

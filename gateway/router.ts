@@ -28,15 +28,11 @@ import type { DeliveryClaims, EventBus, MeshAckEvent, Reception } from './bus';
 import type { GatewayConfig } from './config/types';
 import { GatewayError } from './errors';
 import { idText } from './mesh-id-text';
+import type { Clock } from '../lib/clock';
 import type { Counter, Metrics } from './metrics';
 import { NeighbourTable, type Neighbour } from './neighbours';
 import type { InboundFrame, PeerEvent, Radio, RadioPeer, RadioStatus } from './radios/radio';
 
-export interface RouterClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
 
 export interface SendOutcome {
   id: string;
@@ -62,7 +58,7 @@ export interface RouterOptions {
   bus: EventBus;
   logger: Logger;
   metrics: Metrics;
-  clock: RouterClock;
+  clock: Clock;
   mesh: GatewayConfig['mesh'];
   random?: () => number;
 }

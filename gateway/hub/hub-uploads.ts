@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { ReplyTarget } from '../../lib/hub/compose';
 import type { JsonObject } from '../../lib/hub/json';
 import { uploadMedia, type MediaError } from '../../lib/media';
-import type { RouterClock } from '../router';
+import type { Clock } from '../../lib/clock';
 import type { HubSends, Settle } from './hub-sends';
 
 export interface UploadJob {
@@ -29,7 +29,7 @@ export interface HubUploadsOptions {
   mediaUrl: string;
   token: string;
   maxBytes: number;
-  clock: RouterClock;
+  clock: Clock;
   logger: Logger;
   sends: HubSends;
   retryMinMs?: number;

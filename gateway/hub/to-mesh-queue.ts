@@ -15,7 +15,7 @@
  */
 import type { Queue, Store } from '../../lib/store';
 import { coalesced } from '../../lib/coalesce';
-import type { RouterClock } from '../router';
+import type { Clock } from '../../lib/clock';
 import { parseJob, type ToMeshJob } from './hub-to-mesh';
 
 export const TO_MESH_QUEUE = 'hub-bridge.to-mesh';
@@ -72,7 +72,7 @@ export class ToMeshQueue {
     private readonly store: Store,
     private readonly options: ToMeshQueueOptions,
     private readonly hooks: ToMeshHooks,
-    private readonly clock: RouterClock,
+    private readonly clock: Clock,
   ) {
     this.queue = store.queue(TO_MESH_QUEUE, { capacity: options.capacity, overflow: 'reject' });
   }

@@ -11,6 +11,8 @@
 import fs from 'node:fs';
 import mqtt, { type IClientOptions, type IClientPublishOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
+import { jitteredDelay } from '../../lib/backoff';
+import { systemClock, type Clock, type TimerHandle } from '../../lib/clock';
 import { GatewayError } from '../errors';
 import type { GatewayConfig } from '../config/types';
 
@@ -27,16 +29,6 @@ export interface PublishOptions {
   properties?: IClientPublishOptions['properties'];
 }
 
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const SYSTEM_TIMERS: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
-
 /** CONNACK codes meaning "I do not speak this protocol version" (3.1.1 return code 1, MQTT 5 reason 0x84). */
 const UNSUPPORTED_VERSION = new Set([1, 0x84]);
 /** CONNACK codes meaning bad credentials or no permission (3.1.1: 4, 5; MQTT 5: 0x86, 0x87, 0x8c). */
@@ -49,7 +41,7 @@ export interface ConnectionOptions {
   clientId: string;
   will: { topic: string; payload: string };
   logger: Logger;
-  timers?: Timers;
+  clock?: Clock;
   random?: () => number;
 }
 
@@ -59,13 +51,13 @@ export class MqttConnection {
   private version: 4 | 5;
   private readonly auto: boolean;
   private attempt = 0;
-  private reconnectTimer: unknown;
+  private reconnectTimer: TimerHandle | undefined;
   private stopped = true;
   private isUp = false;
   private readonly subscriptions = new Map<string, 0 | 1>();
   private readonly protocolSubscriptions = new Map<string, { filter: (version: 4 | 5) => string | undefined; qos: 0 | 1 }>();
   private readonly handlers: { [K in keyof ConnectionEvents]: Array<Handler<K>> } = { up: [], down: [], message: [] };
-  private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly random: () => number;
   private lastError: string | undefined;
   private tlsFiles: { ca?: Buffer; cert?: Buffer; key?: Buffer } | undefined;
@@ -75,7 +67,7 @@ export class MqttConnection {
   constructor(private readonly options: ConnectionOptions) {
     this.auto = options.config.version === 'auto';
     this.version = options.config.version === 4 ? 4 : 5;
-    this.timers = options.timers ?? SYSTEM_TIMERS;
+    this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
   }
 
@@ -175,7 +167,7 @@ export class MqttConnection {
   async stop(finalState?: { topic: string; payload: string }): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.reconnectTimer !== undefined) this.timers.clearTimeout(this.reconnectTimer);
+    this.clock.clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
     const client = this.client;
     if (client && this.isUp && finalState) {
@@ -293,11 +285,11 @@ export class MqttConnection {
 
   private scheduleReconnect(): void {
     const c = this.options.config;
-    const exp = Math.min(c.reconnect_max_ms, c.reconnect_min_ms * 2 ** Math.min(this.attempt, 20));
-    // Full jitter between half and the whole step: many gateways restarted by one power cut do not reconnect in step.
-    const delay = Math.round(exp / 2 + (this.random() * exp) / 2);
+    // The project's one retry curve, jittered between half and the whole step: many gateways restarted by one power
+    // cut do not reconnect in step. (A draw of r takes r/2 of the step off; `1 - random` keeps the draws' old meaning.)
+    const delay = Math.round(jitteredDelay(this.attempt, { initialMs: c.reconnect_min_ms, maxMs: c.reconnect_max_ms, factor: 2, jitter: 0.5 }, 1 - this.random()));
     this.attempt += 1;
-    this.reconnectTimer = this.timers.setTimeout(() => {
+    this.reconnectTimer = this.clock.setTimeout(() => {
       this.reconnectTimer = undefined;
       this.connect();
     }, delay);

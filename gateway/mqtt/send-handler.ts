@@ -4,7 +4,8 @@
  * answer each request on its result topic (or its MQTT 5 response topic, with the correlation data): `sent`, then
  * `acked` or `ack_timeout`, or `no_route` / `rejected` with a coded error.
  */
-import type { MeshApi, RouterClock } from '../router';
+import type { Clock } from '../../lib/clock';
+import type { MeshApi } from '../router';
 import type { GatewayConfig } from '../config/types';
 import type { GatewayInfo } from '../extension';
 import type { Counter, Metrics } from '../metrics';
@@ -23,7 +24,7 @@ export interface SendHandlerContext {
   config: GatewayConfig;
   info: GatewayInfo;
   mesh: MeshApi;
-  clock: RouterClock;
+  clock: Clock;
   metrics: Metrics;
   logger: Logger;
 }

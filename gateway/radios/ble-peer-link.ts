@@ -17,7 +17,8 @@ import { MESH_CHARACTERISTICS, type NobleCharacteristic, type NoblePeripheral, n
 import { FragmentLink } from './fragment-link';
 import { verifyIdentityBlob } from './mesh-identity';
 import type { ResolvedBleConfig } from './radio-config';
-import { RadioError, type RadioClock, type RadioLogger } from './radio';
+import type { Clock } from '../../lib/clock';
+import { RadioError, type RadioLogger } from './radio';
 
 /** ATT MTU the gateway asks for (Android's `requestMtu(517)`). */
 export const REQUESTED_ATT_MTU = 517;
@@ -63,7 +64,7 @@ export interface BlePeerIdentity {
 export interface BlePeerLinkOptions {
   peripheral: NoblePeripheral;
   config: ResolvedBleConfig;
-  clock: RadioClock;
+  clock: Clock;
   log: RadioLogger;
   radioId: string;
   onFrame: (frame: Uint8Array) => void;

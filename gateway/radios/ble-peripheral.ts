@@ -33,7 +33,8 @@ import {
 import { MESH_CHARACTERISTICS, nobleUuid } from './ble-noble';
 import { BleServerLink } from './ble-server-link';
 import type { ResolvedBleConfig } from './radio-config';
-import type { RadioClock, RadioLogger } from './radio';
+import type { Clock } from '../../lib/clock';
+import type { RadioLogger } from './radio';
 
 /** The largest ATT MTU (517); bleno's HCI server is lifted to it. */
 const MAX_ATT_MTU = 517;
@@ -60,7 +61,7 @@ export interface BlePeripheralOptions {
   identity: MeshIdentity;
   factory: BlenoFactory;
   sysDir?: string;
-  clock: RadioClock;
+  clock: Clock;
   log: RadioLogger;
   radioId: string;
   hooks: BlePeripheralHooks;

@@ -18,7 +18,8 @@ import type { BlenoHandle, BlenoUpdateValue } from './ble-bleno';
 import { FragmentLink } from './fragment-link';
 import type { ResolvedBleConfig } from './radio-config';
 import { normalisePeerRef } from './radio-config';
-import { RadioError, type RadioClock } from './radio';
+import type { Clock } from '../../lib/clock';
+import { RadioError } from './radio';
 
 /** Android drops inbound writes above this; so do we. */
 const MAX_INBOUND_WRITE_BYTES = 4096;
@@ -34,7 +35,7 @@ export interface BleServerLinkOptions {
   /** The central's address as bleno reports it (`aa:bb:cc:dd:ee:ff`). */
   clientAddress: string;
   config: ResolvedBleConfig;
-  clock: RadioClock;
+  clock: Clock;
   radioId: string;
   /** What MESSAGE sends: bleno's HCI server notifies whenever the characteristic offers notify. */
   mode: ServerUpdateMode;

@@ -7,7 +7,8 @@
  */
 import { BleRadio, type BleRadioDeps } from './ble-radio';
 import { resolveRadioConfig, type RadioConfig } from './radio-config';
-import { type Radio, type RadioClock, type RadioLogger, SYSTEM_CLOCK } from './radio';
+import { backgroundClock, type Clock } from '../../lib/clock';
+import type { Radio, RadioLogger } from './radio';
 import type { RadioBaseOptions } from './radio-base';
 import type { MeshIdentity } from './mesh-identity';
 import { SerialRadio, type SerialRadioDeps } from './serial-radio';
@@ -36,7 +37,7 @@ export {
 
 export interface RadioDeps {
   logger: RadioLogger;
-  clock?: RadioClock;
+  clock?: Clock;
   /** The gateway's state folder (radios keep nothing there today; reserved for pairing data). */
   stateDir: string;
   /** The gateway's own `off1…` address: announced in the serial HELLO, default recipient of talking virtual peers. */
@@ -64,7 +65,7 @@ export function createRadio(config: RadioConfig, deps: RadioDeps, path = 'radio'
   const resolved = resolveRadioConfig(config, path);
   const base: RadioBaseOptions = {
     logger: deps.logger,
-    clock: deps.clock ?? SYSTEM_CLOCK,
+    clock: deps.clock ?? backgroundClock,
     queueLimit: resolved.queueLimit,
     queueByteLimit: resolved.queueByteLimit,
   };

@@ -3,12 +3,12 @@
  * counters and listener isolation. An implementation supplies `doOpen`, `doClose` and `writeFrame`, and reports
  * what its link does through `setState`, `peerUp`, `peerUpdate`, `peerDown` and `deliver`.
  */
+import type { Clock } from '../../lib/clock';
 import { PeerWriteQueue } from './peer-write-queue';
 import {
   MAX_MESH_FRAME_BYTES,
   type PeerChange,
   type Radio,
-  type RadioClock,
   type RadioCounters,
   RadioError,
   type RadioEvents,
@@ -22,7 +22,7 @@ import { TypedEmitter } from '../../lib/typed-emitter';
 
 export interface RadioBaseOptions {
   logger: RadioLogger;
-  clock: RadioClock;
+  clock: Clock;
   /** Frames per peer queue (waiting + in flight). */
   queueLimit: number;
   /** Bytes per peer queue (waiting + in flight). */
@@ -40,7 +40,7 @@ export abstract class RadioBase extends TypedEmitter<RadioEvents> implements Rad
   readonly id: string;
   readonly kind: RadioKind;
   protected readonly log: RadioLogger;
-  protected readonly clock: RadioClock;
+  protected readonly clock: Clock;
   readonly #options: RadioBaseOptions;
   readonly #peers = new Map<string, PeerRecord>();
   readonly #counters: RadioCounters = {

@@ -145,20 +145,3 @@ export interface RadioLogger {
   error(obj: object, msg?: string): void;
 }
 
-/** Injected time, so tests drive backoff, pacing and timeouts without sleeping. */
-export interface RadioClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const SYSTEM_CLOCK: RadioClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const handle = setTimeout(fn, ms);
-    // A pending reconnect or pacing timer must not keep a stopping process alive.
-    handle.unref();
-    return handle;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};

@@ -1,7 +1,9 @@
 /**
  * `HubClient`: one logical connection to a ClawlingChat Message Hub, shared by any number of users (the Node-RED
  * hub-config node, the gateway's hub bridge, the CLI). It owns the reconnect loop and the `state`, the durable
- * outbox, the receive pipeline with its acks, and the local state of signals (typing, presence, permission cards).
+ * outbox and the send path (send-path.ts, over lib/hub/outbox.ts and lib/store's DurableOutbox), the receive
+ * pipeline with its acks, the session's liveness (liveness.ts: replay idle, probes), and the local state of signals
+ * (typing, presence, permission cards).
  *
  * State machine (events.ts `HubState`):
  *
@@ -18,8 +20,8 @@ import { backoffDelay, type CloseCause } from './backoff';
 import { ChatGate } from './chat-gate';
 import { AUTH_FAILED_REASON, classifyEnd } from './close-cause';
 import type { Clock, TimerHandle } from './clock';
-import { composeMessage, composeReaction, type Composed, type ReactInput, type SendInput } from './compose';
-import { EVENT, uplink, type Peer, type Uplink } from './envelope';
+import { composeMessage, composeReaction, type ReactInput, type SendInput } from './compose';
+import { EVENT, uplink, type Peer } from './envelope';
 import { HubError } from './errors';
 import type {
   DeliveryMode,
@@ -28,23 +30,19 @@ import type {
   HubState,
   HubStatus,
   PermissionCard,
-  SendAck,
   SendHandle,
-  SendQueued,
-  SendRejection,
 } from './events';
-import type { ReceiveServices, SendSettlement } from './handlers';
+import type { ReceiveServices } from './handlers';
 import { AckScheduler } from './ack-scheduler';
 import { checkChatId, checkMessageId, createIdMinter, mintDeviceId, type IdMinter } from './ids';
 import { isObject, type JsonObject } from './json';
 import { resolveOptions, type HubClientOptions, type ResolvedOptions } from './options';
-import { Outbox, type OutboxEntry, type OutboxRecord } from './outbox';
+import type { Outbox, OutboxEntry } from './outbox';
+import { checkFrameSize, checkGate, SendPath } from './send-path';
 import { PermissionCards } from './permission-cards';
 import { PresenceSubscriptions } from './presence';
 import { READ_PREFIX, readCursorKey, readSentKey } from './read-cursor';
 import { ReceivePipeline } from './receive-pipeline';
-import { pendingSend, refusedSend, type PendingSend } from './send-handle';
-import { checkSendTag, type SendTag } from './send-tag';
 import { Session, type HelloInfo, type SessionEnd } from './session';
 import { StreamAssembler } from './stream-assembler';
 import { StreamWriter, type FinalizeInput } from './stream-writer';
@@ -52,25 +50,11 @@ import { TraceRegistry } from './trace-registry';
 import { TypedEmitter, type ListenersOf } from '../typed-emitter';
 import { TypingProducer, TypingReceiver } from './typing';
 import { InboundPersisters, type InboundPersister } from './inbound-persister';
+import { Liveness } from './liveness';
 import { MemoryStore, type Queue, type Store } from '../store';
-import { utf8Length } from '../bytes';
-import { coalesced } from '../coalesce';
 
 export const DEVICE_ID_KEY = 'hub.device_id';
 export const HISTORY_QUEUE = 'hub.history-transit';
-/**
- * Rows of answered sends are removed with the next commit of new sends, or on their own after this long (a lost
- * removal costs one idempotent resend, so they need not be written at once).
- */
-const REMOVAL_DELAY_MS = 20;
-/** ... or at once when this many are pending. */
-const REMOVAL_BATCH = 4096;
-
-/** Sends committed in one deferred commit, waiting for the fsync that makes them durable. */
-interface SyncGroup {
-  through: number;
-  entries: OutboxEntry[];
-}
 
 export interface OpenStreamInput {
   chatId: string;
@@ -113,6 +97,7 @@ export class HubClient {
   private readonly ids: IdMinter;
   private readonly device: string;
   private readonly outbox: Outbox;
+  private readonly sends: SendPath;
   private readonly ack: AckScheduler;
   private readonly pipeline: ReceivePipeline;
   private readonly gate: ChatGate;
@@ -124,19 +109,8 @@ export class HubClient {
   private readonly streams: StreamAssembler;
   private readonly traces = new TraceRegistry();
   private readonly history: Queue;
-  private readonly waiters = new Map<string, PendingSend>();
-  /** Sends checked and waiting for the next group commit to the outbox. */
-  private staged: Array<Omit<OutboxRecord, 'v'>> = [];
-  private stageScheduled = false;
-  /** Committed sends whose fsync has not ended yet, oldest first. */
-  private syncing: SyncGroup[] = [];
-  /** Hub answers that came before the send's own fsync ended: reported right after it (`queued` comes first). */
-  private readonly earlyAcks = new Map<OutboxEntry, SendAck>();
-  private removalTimer: ReturnType<typeof setTimeout> | undefined;
-  private removalScheduled = false;
-  /** One pump for a whole batch of answers (each frees a slot of the window), after its effects ran. */
-  private readonly schedulePump = coalesced(() => this.pump());
   private readonly persisters = new InboundPersisters();
+  private readonly liveness: Liveness;
 
   private statusValue: HubStatus;
   private session: Session | undefined;
@@ -152,11 +126,6 @@ export class HubClient {
   /** A fresh token fetched after "authentication failed", used by the next attempt instead of asking again. */
   private prefetchedToken: string | undefined;
   private reconnectTimer: TimerHandle | undefined;
-  private replayTimer: TimerHandle | undefined;
-  private probeTimer: TimerHandle | undefined;
-  private outboxTimer: TimerHandle | undefined;
-  private outboxTimerAt: number | undefined;
-  private pingOutstandingSince: number | undefined;
   private resetRequest: { sessionId: number; clearLocal: boolean; resolve(): void; reject(e: HubError): void; timer: TimerHandle } | undefined;
   private endWaiters: Array<() => void> = [];
   /** The last batch could not be persisted: the next hello-ok must not reset the backoff (a broken disk is no reason to spin). */
@@ -166,7 +135,6 @@ export class HubClient {
   private readPaused: Session | undefined;
   private receiveHolds = 0;
   private dseqGaps = 0;
-  private retransmits = 0;
 
   constructor(options: HubClientOptions) {
     this.o = resolveOptions(options);
@@ -177,7 +145,18 @@ export class HubClient {
     this.emitter = new TypedEmitter<ListenersOf<HubClientEvents>>((err, event) => this.listenerThrew(String(event), err));
     this.ids = createIdMinter(() => this.clock.now());
     this.device = this.o.deviceId ?? this.storedDeviceId();
-    this.outbox = new Outbox(this.store, this.clock, { capacity: this.o.outboxCapacity, ackTimeoutMs: this.o.ackTimeoutMs, maxInFlight: this.o.maxInFlight });
+    this.sends = new SendPath({
+      clock: this.clock,
+      options: this.o,
+      store: this.store,
+      emitter: this.emitter,
+      gate: () => this.gate,
+      live: () => this.live,
+      stopping: () => this.stopping,
+      stopped: () => this.statusValue.state === 'stopped',
+      warn: (err) => this.warn(err),
+    });
+    this.outbox = this.sends.outbox;
     this.ack = new AckScheduler(
       this.clock,
       { debounceMs: this.o.ackDebounceMs, resendMs: this.o.ackResendMs, eagerWindow: this.o.ackEagerWindow },
@@ -190,6 +169,19 @@ export class HubClient {
     this.permissions = new PermissionCards(this.clock, (e) => this.emitter.emit('permission', e));
     this.streams = new StreamAssembler(() => this.clock.now(), { maxStreamChars: this.o.streamMaxChars, maxTotalChars: this.o.streamTotalMaxChars });
     this.history = this.store.queue(HISTORY_QUEUE, { capacity: 10_000, overflow: 'reject' });
+    this.liveness = new Liveness(
+      {
+        clock: this.clock,
+        live: () => this.live,
+        readPaused: (session) => this.readPaused === session,
+        replaying: () => this.replaying,
+        // The pipeline may still hold replayed frames; end replay only once they are handled.
+        replayIdle: (session) => void this.pipeline.idle().then(() => this.onReplayDone(session.id, true)),
+        ping: (session, now) => session.send(uplink(EVENT.ping, this.ids.traceId('ping'), now, {})),
+        warn: (err) => this.warn(err),
+      },
+      { replayIdleMs: this.o.replayIdleMs, pingSilenceMs: this.o.pingSilenceMs, pongTimeoutMs: this.o.pongTimeoutMs },
+    );
     this.pipeline = new ReceivePipeline(this.receiveServices(), {
       send: (sessionId, frame) => {
         if (this.live?.id === sessionId) this.live.send(frame);
@@ -275,7 +267,7 @@ export class HubClient {
    */
   async stop(): Promise<void> {
     if (this.statusValue.state === 'stopped') return;
-    this.commitStaged();
+    this.sends.commitStaged();
     this.stopping = true;
     this.clock.clearTimeout(this.reconnectTimer);
     this.typingOut.stopAll();
@@ -289,32 +281,13 @@ export class HubClient {
       await Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, 3000).unref())]);
     }
     this.pipeline.stop();
-    this.teardownConnectionTimers();
+    this.liveness.end();
     this.ack.end();
-    this.clock.clearTimeout(this.outboxTimer);
-    clearTimeout(this.removalTimer);
-    this.removalTimer = undefined;
-    this.commitRemovals();
-    // Every committed send is on disk (or has failed) before its caller hears CLIENT_STOPPED with `durable: true`.
-    // The groups' own handlers run first: their promises settle no later than this one.
-    if (this.syncing.length > 0) await this.store.sync().catch(() => undefined);
+    await this.sends.settleCommits();
     this.typingIn.clear();
     this.permissions.clear();
     this.resetRequest?.reject(new HubError('CLIENT_STOPPED', 'the client stopped before the cursor reset was confirmed'));
-    for (const [traceId, waiter] of this.waiters) {
-      const entry = this.outbox.byTrace(traceId);
-      waiter.settleQueued(undefined);
-      waiter.reject(
-        new HubError('CLIENT_STOPPED', 'the client stopped before the hub answered; the send stays in the outbox and goes out on the next start', {
-          messageId: entry?.messageId,
-          traceId,
-          chatId: entry?.chatId,
-          durable: true,
-          ...(entry?.tag !== undefined ? { tag: entry.tag } : {}),
-        }),
-      );
-    }
-    this.waiters.clear();
+    this.sends.rejectWaiters();
     this.session = undefined;
     this.live = undefined;
     this.setState({ state: 'stopped' });
@@ -341,7 +314,7 @@ export class HubClient {
    * The returned handle is the promise of the answer; its `messageId`, `traceId` and `queued` are there at once.
    */
   send(input: SendInput): SendHandle {
-    return this.enqueue(() => composeMessage(input, this.o.chatIdRule, () => this.ids.messageId(), this.ids.traceId()), () => input.tag);
+    return this.sends.enqueue(() => composeMessage(input, this.o.chatIdRule, () => this.ids.messageId(), this.ids.traceId()), () => input.tag);
   }
 
   /** `message.reply`: `send` with a reply target. */
@@ -351,7 +324,7 @@ export class HubClient {
 
   /** `message.reaction` on a message (`removed: true` is the tombstone). Durable like a send; answered by a slot ack. */
   react(input: ReactInput): SendHandle {
-    return this.enqueue(() => composeReaction(input, this.o.chatIdRule, this.userId, this.ids.traceId('rxn')), () => input.tag);
+    return this.sends.enqueue(() => composeReaction(input, this.o.chatIdRule, this.userId, this.ids.traceId('rxn')), () => input.tag);
   }
 
   /** Shows (or clears) our typing indicator in a chat; refreshed every 3 s while on, cleared on stop. */
@@ -413,7 +386,7 @@ export class HubClient {
   openStream(input: OpenStreamInput): StreamWriter {
     if (!isObject(input)) throw new HubError('BAD_ARGUMENT', 'openStream needs an object');
     const chatId = checkChatId(input.chatId, this.o.chatIdRule);
-    this.checkGate(chatId);
+    checkGate(this.gate, chatId);
     const messageId = input.messageId === undefined ? this.ids.messageId() : checkMessageId(input.messageId);
     const mode = input.mode ?? 'normal';
     const writer = new StreamWriter(
@@ -458,7 +431,7 @@ export class HubClient {
       origin_device_id: this.device,
       ciphertext_fragments: input.ciphertextFragments,
     });
-    this.checkFrameSize(frame);
+    checkFrameSize(frame, this.o.maxFrameBytes);
     if (!this.live || !this.live.send(frame)) throw new HubError('NOT_CONNECTED', 'history.transit needs a live connection');
     this.traces.remember(traceId, { event: EVENT.historyTransit, chatId: undefined, messageId: undefined });
     return traceId;
@@ -517,7 +490,7 @@ export class HubClient {
       commitFailures: c.commitFailures,
       dseqGaps: this.dseqGaps,
       acksSent: this.ack.acksSent,
-      retransmits: this.retransmits,
+      retransmits: this.sends.retransmits,
       connections: this.connectionCount,
       outbox: this.outbox.size,
       inFlight: this.outbox.inFlight,
@@ -604,7 +577,7 @@ export class HubClient {
         onFrame: (s, parsed) => {
           if (s !== this.live) return;
           if (this.replaying) this.replayFrames++;
-          this.pingOutstandingSince = undefined;
+          this.liveness.frameSeen();
           this.pipeline.push({ sessionId: s.id, parsed, replay: this.replaying });
           if (this.pipeline.saturated) this.updateReading();
         },
@@ -630,11 +603,10 @@ export class HubClient {
     }
     this.setState({ state: 'replaying', deliveryMode: mode });
     this.updateReading();
-    this.armReplayIdle();
-    this.armProbe();
+    this.liveness.begin();
     for (const userId of this.presence.list()) session.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
     this.typingOut.resendActive();
-    this.pump();
+    this.sends.pump();
   }
 
   private onSessionEnd(session: Session, end: SessionEnd, token: string): void {
@@ -648,7 +620,7 @@ export class HubClient {
     this.replaying = false;
     this.ack.end();
     this.outbox.requeueAll();
-    this.teardownConnectionTimers();
+    this.liveness.end();
     const reset = this.resetRequest && this.resetRequest.sessionId === session.id ? this.resetRequest : undefined;
     if (reset) {
       this.resetRequest = undefined;
@@ -707,382 +679,11 @@ export class HubClient {
   private onReplayDone(sessionId: number, fallback: boolean): void {
     if (this.live?.id !== sessionId || !this.replaying) return;
     this.replaying = false;
-    this.clock.clearTimeout(this.replayTimer);
-    this.replayTimer = undefined;
+    this.liveness.replayEnded();
     this.ack.flush();
     this.setState({ state: 'connected', deliveryMode: this.ack.deliveryMode });
     this.emitter.emit('replay-done', { frames: this.replayFrames, fallback });
     this.resendReadCursors();
-  }
-
-  /** The idle fallback of §11.5: replay is over once no frame came for `replayIdleMs`, even without `replay.done`. */
-  private armReplayIdle(delay = this.o.replayIdleMs): void {
-    this.clock.clearTimeout(this.replayTimer);
-    const session = this.live;
-    if (!session) return;
-    this.replayTimer = this.clock.setTimeout(() => {
-      this.replayTimer = undefined;
-      if (this.live !== session || !this.replaying) return;
-      // Not reading is not the hub being quiet.
-      if (this.readPaused === session) {
-        this.armReplayIdle();
-        return;
-      }
-      const quiet = this.clock.now() - session.lastFrameAt;
-      if (quiet < this.o.replayIdleMs) {
-        this.armReplayIdle(this.o.replayIdleMs - quiet);
-        return;
-      }
-      // The pipeline may still hold replayed frames; end replay only once they are handled.
-      void this.pipeline.idle().then(() => this.onReplayDone(session.id, true));
-    }, delay);
-  }
-
-  /** The optional JSON ping (§12): after `pingSilenceMs` without a frame, probe; no frame within `pongTimeoutMs` → dead. */
-  private armProbe(): void {
-    this.clock.clearTimeout(this.probeTimer);
-    this.probeTimer = undefined;
-    const session = this.live;
-    if (!session || this.o.pingSilenceMs === 0) return;
-    const now = this.clock.now();
-    // While this side does not read, silence proves nothing (and a pong could not be read): look again later.
-    if (this.readPaused === session) {
-      this.pingOutstandingSince = undefined;
-      this.probeTimer = this.clock.setTimeout(() => this.armProbe(), this.o.pingSilenceMs);
-      return;
-    }
-    if (this.pingOutstandingSince !== undefined) {
-      if (session.lastFrameAt > this.pingOutstandingSince) this.pingOutstandingSince = undefined;
-      else if (now - this.pingOutstandingSince >= this.o.pongTimeoutMs) {
-        this.warn(new HubError('NOT_CONNECTED', `no frame for ${now - session.lastFrameAt} ms, not even a pong; dropping the connection`));
-        session.close('dead-socket', true);
-        return;
-      }
-    }
-    if (this.pingOutstandingSince === undefined && now - session.lastFrameAt >= this.o.pingSilenceMs) {
-      this.pingOutstandingSince = now;
-      session.send(uplink(EVENT.ping, this.ids.traceId('ping'), now, {}));
-    }
-    const wait = this.pingOutstandingSince !== undefined ? this.pingOutstandingSince + this.o.pongTimeoutMs - now : session.lastFrameAt + this.o.pingSilenceMs - now;
-    this.probeTimer = this.clock.setTimeout(() => this.armProbe(), Math.max(1, wait));
-  }
-
-  private teardownConnectionTimers(): void {
-    this.clock.clearTimeout(this.replayTimer);
-    this.clock.clearTimeout(this.probeTimer);
-    this.replayTimer = undefined;
-    this.probeTimer = undefined;
-    this.pingOutstandingSince = undefined;
-  }
-
-  // ─── send path ───────────────────────────────────────────────────────────────────────────────────────────────
-
-  /**
-   * Checks and composes a send now (a refusal rejects at once), then stages it for the group commit: the sends of
-   * one event-loop turn are written to the outbox in one transaction that does not wait for the disk, put on the
-   * wire, and synced off the event loop (`store.sync()`: commits made while an fsync runs share the next one, so a
-   * send waits for at most two). `queued`, and the hub's answer, are reported once its fsync ended.
-   */
-  private enqueue(compose: () => Composed, tagOf: () => unknown): SendHandle {
-    let c: Composed | undefined;
-    try {
-      if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'the client is stopped');
-      c = compose();
-      const tag: SendTag | undefined = checkSendTag(tagOf());
-      this.checkGate(c.chatId);
-      this.checkFrameSize({ ...c.frame, emitted_at: this.clock.now() });
-      if (this.outbox.size + this.staged.length >= this.o.outboxCapacity) {
-        throw new HubError('OUTBOX_FULL', `the outbox is full (${this.o.outboxCapacity} unanswered sends); nothing was queued`, { capacity: this.o.outboxCapacity });
-      }
-      const traceId = c.frame.trace_id as string;
-      const now = this.clock.now();
-      const pending = pendingSend(c.messageId, traceId);
-      this.waiters.set(traceId, pending);
-      this.staged.push({
-        messageId: c.messageId,
-        traceId,
-        event: c.event,
-        chatId: c.chatId,
-        frame: c.frame,
-        createdAt: now,
-        expiresAt: this.o.sendExpiryMs > 0 ? now + this.o.sendExpiryMs : undefined,
-        ...(tag !== undefined ? { tag } : {}),
-      });
-      if (!this.stageScheduled) {
-        this.stageScheduled = true;
-        // The next turn, never later: a lone send waits for nothing, and under load one turn gathers many sends
-        // (the store's sync() already lets every commit made during an fsync share the next one).
-        setImmediate(() => this.commitStaged());
-      }
-      return pending.handle;
-    } catch (err) {
-      return refusedSend(err, c?.messageId, c?.frame.trace_id as string | undefined);
-    }
-  }
-
-  /**
-   * Commits the staged sends (and the pending removals of answered ones) in one transaction that does not wait for
-   * the disk, puts them on the wire, and asks the store to sync (`store.sync()`: in the thread pool, one fsync
-   * shared by every commit meanwhile); `synced` reports them once it ended.
-   */
-  private commitStaged(): void {
-    this.stageScheduled = false;
-    if (this.staged.length === 0) return;
-    const batch = this.staged.splice(0);
-    clearTimeout(this.removalTimer);
-    this.removalTimer = undefined;
-    let results: ReturnType<Outbox['addBatch']>;
-    try {
-      results = this.outbox.addBatch(batch, { deferSync: true });
-    } catch (err) {
-      const error = err instanceof HubError ? err : new HubError('STORE_FAILED', String(err));
-      this.warn(error);
-      for (const record of batch) this.settleWaiter(record.traceId, undefined, error);
-      return;
-    }
-    const entries: OutboxEntry[] = [];
-    results.forEach((r, i) => {
-      if ('error' in r) this.settleWaiter(batch[i].traceId, undefined, r.error);
-      else entries.push(r.entry);
-    });
-    if (entries.length === 0) return;
-    const group: SyncGroup = { through: entries[entries.length - 1].localSeq, entries };
-    this.syncing.push(group);
-    // Nothing to wait for in memory: a commit that returned is all the durability there is.
-    if (this.store.kind === 'memory') {
-      this.synced(group, undefined);
-      return;
-    }
-    this.store.sync().then(
-      () => this.synced(group, undefined),
-      (err: unknown) => this.synced(group, err),
-    );
-    // The fsync and the hub's round trip overlap; an answer that wins the race waits for the fsync (`earlyAcks`).
-    this.pump();
-  }
-
-  /** The fsync of `group` (and of every group before it) ended: report its sends as queued (and early answers), or fail them. */
-  private synced(group: SyncGroup, err: unknown): void {
-    if (err === undefined) this.outbox.markDurable(group.through);
-    else this.warn(new HubError('STORE_FAILED', `the outbox could not be synced to disk; its latest sends are refused: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err }));
-    while (this.syncing.length > 0 && this.syncing[0].through <= group.through) {
-      const g = this.syncing.shift() as SyncGroup;
-      for (const e of g.entries) {
-        const early = this.earlyAcks.get(e);
-        if (early !== undefined) {
-          // Answered already: the hub has it, which no disk failure here can undo.
-          this.earlyAcks.delete(e);
-          this.reportQueued(e);
-          this.emitter.emit('ack', early);
-          this.settleWaiter(e.traceId, early, undefined);
-          continue;
-        }
-        if (!this.outbox.holds(e)) continue; // refused or expired meanwhile
-        if (err === undefined) this.reportQueued(e);
-        else this.failUnsynced(e, err);
-      }
-    }
-    if (this.stopping) return;
-    this.pump();
-  }
-
-  private reportQueued(e: OutboxEntry): void {
-    const queued: SendQueued = { event: e.event, messageId: e.messageId, traceId: e.traceId, chatId: e.chatId, ...(e.tag !== undefined ? { tag: e.tag } : {}) };
-    this.emitter.emit('queued', queued);
-    this.waiters.get(e.traceId)?.settleQueued(queued);
-  }
-
-  /**
-   * A send whose fsync failed: its caller learns it is not durable (it may have reached the hub: the hub dedups a
-   * retry with the same id), its row is dropped if the disk still lets us, and a late answer is ignored.
-   */
-  private failUnsynced(entry: OutboxEntry, err: unknown): void {
-    try {
-      this.outbox.removeDurable(entry);
-    } catch {
-      // The disk is failing; the row may go out after a restart, with the same ids (the hub dedups it).
-    }
-    this.outbox.forget(entry);
-    this.settleWaiter(
-      entry.traceId,
-      undefined,
-      new HubError('STORE_FAILED', `the send could not be made durable: ${(err as Error)?.message ?? String(err)}`, {
-        event: entry.event,
-        messageId: entry.messageId,
-        traceId: entry.traceId,
-        chatId: entry.chatId,
-        durable: false,
-        ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
-      }, { cause: err }),
-    );
-  }
-
-  /** Rows of answered sends: with the next commit of sends, or on their own shortly (or at once when many). */
-  private scheduleRemovals(pending: number): void {
-    if (pending >= REMOVAL_BATCH) {
-      if (this.removalScheduled) return;
-      this.removalScheduled = true;
-      setImmediate(() => {
-        this.removalScheduled = false;
-        this.commitRemovals();
-      });
-      return;
-    }
-    if (this.removalTimer !== undefined || this.stopping) return;
-    // A real timer, not the injected clock: this is I/O batching, not protocol timing.
-    this.removalTimer = setTimeout(() => {
-      this.removalTimer = undefined;
-      this.commitRemovals();
-    }, REMOVAL_DELAY_MS);
-    this.removalTimer.unref?.();
-  }
-
-  private commitRemovals(): void {
-    if (this.outbox.pendingRemovals === 0 || this.store.closed) return;
-    try {
-      // No fsync waited for: a removal lost in a crash only repeats a send the hub dedups.
-      this.outbox.commitRemovals({ deferSync: true });
-    } catch (err) {
-      this.warn(err instanceof HubError ? err : new HubError('STORE_FAILED', String(err)));
-    }
-  }
-
-  private checkGate(chatId: string): void {
-    const until = this.gate.closedUntil(chatId);
-    if (until !== undefined) {
-      throw new HubError('CHAT_GATED', `sends to ${chatId} are paused after chat_not_found/not_member until ${new Date(until).toISOString()}`, { chatId, until });
-    }
-  }
-
-  private checkFrameSize(frame: JsonObject): void {
-    const bytes = utf8Length(JSON.stringify(frame));
-    if (bytes > this.o.maxFrameBytes) {
-      throw new HubError('FRAME_TOO_LARGE', `the frame is ${bytes} bytes, above the hub's ${this.o.maxFrameBytes}-byte cap; upload media instead (§15)`, {
-        bytes,
-        limit: this.o.maxFrameBytes,
-      });
-    }
-  }
-
-  /** Puts sendable outbox entries on the live connection, oldest first, within the in-flight window. */
-  private pump(): void {
-    const session = this.live;
-    if (session && !this.stopping) {
-      for (const entry of this.outbox.takeSendable()) {
-        if (entry.attempts > 1) this.retransmits++;
-        if (!session.send({ ...entry.frame, emitted_at: this.clock.now() } as Uplink)) {
-          this.outbox.requeueAll();
-          break;
-        }
-      }
-    }
-    this.armOutboxTimer();
-  }
-
-  private armOutboxTimer(): void {
-    const next = this.outbox.nextDeadline();
-    if (next === this.outboxTimerAt) return;
-    this.clock.clearTimeout(this.outboxTimer);
-    this.outboxTimer = undefined;
-    this.outboxTimerAt = next;
-    if (next === undefined || this.stopping) return;
-    this.outboxTimer = this.clock.setTimeout(() => {
-      this.outboxTimer = undefined;
-      this.outboxTimerAt = undefined;
-      this.onOutboxDeadline();
-    }, Math.max(1, next - this.clock.now()));
-  }
-
-  private onOutboxDeadline(): void {
-    for (const entry of this.outbox.expired()) {
-      try {
-        this.outbox.removeDurable(entry);
-      } catch (err) {
-        this.warn(new HubError('STORE_FAILED', `could not drop an expired send: ${(err as Error).message}`, {}, { cause: err }));
-        continue;
-      }
-      this.outbox.forget(entry);
-      const rejection: SendRejection = {
-        origin: 'client',
-        event: entry.event,
-        messageId: entry.messageId,
-        traceId: entry.traceId,
-        chatId: entry.chatId,
-        code: 'expired',
-        reason: `no answer within ${this.o.sendExpiryMs} ms`,
-        rejectedAt: this.clock.now(),
-        matched: true,
-        ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
-      };
-      this.emitter.emit('rejected', rejection);
-      this.settleWaiter(
-        entry.traceId,
-        undefined,
-        new HubError('SEND_EXPIRED', rejection.reason as string, {
-          event: entry.event,
-          messageId: entry.messageId,
-          traceId: entry.traceId,
-          chatId: entry.chatId,
-          rejectedAt: rejection.rejectedAt,
-          ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
-        }),
-      );
-    }
-    // Only a live connection re-sends: after a reconnect everything unanswered goes out again anyway.
-    if (this.live) this.outbox.requeueOverdue();
-    this.pump();
-  }
-
-  private settleWaiter(traceId: string, ack: SendAck | undefined, err: HubError | undefined): void {
-    const waiter = this.waiters.get(traceId);
-    if (!waiter) return;
-    this.waiters.delete(traceId);
-    // A no-op once the send was queued; otherwise it tells `queued` that it never will be.
-    waiter.settleQueued(undefined);
-    if (ack) waiter.resolve(ack);
-    else waiter.reject(err as HubError);
-  }
-
-  private settlement(): SendSettlement {
-    return {
-      acked: (entry, ack) => {
-        // Answered twice in one batch (a retransmit): report it once.
-        if (!this.outbox.holds(entry)) return;
-        const durable = this.outbox.isDurable(entry);
-        const pending = this.outbox.retire(entry);
-        if (this.store.kind === 'memory') this.commitRemovals();
-        else this.scheduleRemovals(pending);
-        this.schedulePump();
-        if (!durable) {
-          // Faster than our own fsync: reported right after `queued`, when that fsync ends (`synced`).
-          this.earlyAcks.set(entry, ack);
-          return;
-        }
-        this.emitter.emit('ack', ack);
-        this.settleWaiter(entry.traceId, ack, undefined);
-      },
-      rejected: (entry, rejection) => {
-        if (entry) this.outbox.forget(entry);
-        this.emitter.emit('rejected', rejection);
-        if (entry) {
-          this.settleWaiter(
-            entry.traceId,
-            undefined,
-            new HubError('SEND_REJECTED', `the hub refused ${entry.event} ${entry.messageId}: ${rejection.code}${rejection.reason ? ` (${rejection.reason})` : ''}`, {
-              serverCode: rejection.code,
-              reason: rejection.reason,
-              event: entry.event,
-              messageId: entry.messageId,
-              traceId: entry.traceId,
-              chatId: entry.chatId,
-              ...(rejection.rejectedAt !== undefined ? { rejectedAt: rejection.rejectedAt } : {}),
-              ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
-            }),
-          );
-          this.schedulePump();
-        }
-      },
-    };
   }
 
   private sendAck(mode: 'v2' | 'v1', value: number, epoch: string | undefined): boolean {
@@ -1136,7 +737,7 @@ export class HubClient {
       permissions: this.permissions,
       history: this.history,
       notifySeen: this.store.seen('hub.notify-events', { capacity: 10_000 }),
-      sends: this.settlement(),
+      sends: this.sends.settlement(),
       persisters: this.persisters,
       inboxBodyMaxBytes: 64 * 1024,
       // Typed at `FrameServices.emit`; TypeScript cannot map a generic key through `ListenersOf` here.

@@ -8,7 +8,7 @@ import type { ChatGate } from '../chat-gate';
 import type { InboundFrame, Uplink } from '../envelope';
 import type { HubClientEvents, SendAck, SendRejection } from '../events';
 import type { InboundPersisters } from '../inbound-persister';
-import type { Outbox, OutboxEntry } from '../outbox';
+import type { Outbox, SendEntry } from '../outbox';
 import type { PermissionCards } from '../permission-cards';
 import type { StreamAssembler } from '../stream-assembler';
 import type { TraceRegistry } from '../trace-registry';
@@ -17,8 +17,8 @@ import type { Queue, SeenSet, Store } from '../../store';
 
 /** The client's side of a send that got its answer. */
 export interface SendSettlement {
-  acked(entry: OutboxEntry, ack: SendAck): void;
-  rejected(entry: OutboxEntry | undefined, rejection: SendRejection): void;
+  acked(entry: SendEntry, ack: SendAck): void;
+  rejected(entry: SendEntry | undefined, rejection: SendRejection): void;
 }
 
 export interface ReceiveServices {

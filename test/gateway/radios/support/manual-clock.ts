@@ -2,7 +2,7 @@
  * An injected clock for radio tests: time moves only when the test says so, so backoff, pacing and timeouts are
  * asserted exactly instead of slept through.
  */
-import type { RadioClock } from '../../../../gateway/radios/radio';
+import type { Clock } from '../../../../lib/clock';
 
 interface Timer {
   at: number;
@@ -10,7 +10,7 @@ interface Timer {
   fn: () => void;
 }
 
-export class ManualClock implements RadioClock {
+export class ManualClock implements Clock {
   #now: number;
   #seq = 0;
   readonly #timers = new Map<number, Timer>();
