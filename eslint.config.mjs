@@ -18,6 +18,19 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules, on what we ship: a promise nobody awaits or catches (an unhandled rejection ends the gateway),
+    // a promise where a callback's result is ignored, `await` on what is not a promise, and an object turned into
+    // "[object Object]" in a message meant for a person (the last found six when it was switched on).
+    files: ['lib/**/*.ts', 'nodes/**/*.ts', 'gateway/**/*.ts', 'devhub/**/*.ts', 'devble/**/*.ts', 'demo/**/*.ts', 'cli/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-base-to-string': 'error',
+    },
+  },
+  {
     files: ['lib/**/*.ts', 'nodes/**/*.ts', 'gateway/**/*.ts', 'devhub/**/*.ts', 'devble/**/*.ts', 'demo/**/*.ts', 'cli/**/*.ts'],
     plugins: { layers: layersPlugin },
     rules: { 'layers/imports': 'error' },

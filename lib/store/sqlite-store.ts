@@ -57,7 +57,8 @@ type Row = Record<string, unknown>;
  */
 function translate(err: unknown, location: string): Error {
   if (err instanceof StoreError) return err;
-  const code = String((err as { code?: unknown })?.code ?? '');
+  const raw = (err as { code?: unknown } | undefined)?.code;
+  const code = typeof raw === 'string' ? raw : '';
   if (!code.startsWith('SQLITE') && err instanceof Error) return err;
   const message = (err as Error)?.message ?? String(err);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
