@@ -2,9 +2,10 @@
  * Secrets out of anything printed: the schema marks them `writeOnly`; in open sections (radio options, a hub section
  * whose extension is not loaded) keys that look like secrets are hidden too, because there is no schema to ask.
  */
+import { REDACTED } from '../../lib/redact';
 import type { JsonSchema } from './schema';
 
-export const REDACTED = '[redacted]';
+export { REDACTED };
 const SECRET_KEY = /(password|passphrase|token|secret|credential|private_?key)/i;
 // `scheme://user:password@host…`: the password part of a URL's userinfo, whatever key holds the URL.
 const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):([^/?#@]*)@/i;

@@ -111,8 +111,6 @@ function runPrinted(lines: readonly string[], marker: string, env: Record<string
   });
 }
 
-
-
 describe('clawling demo (npm start) as a child process', function () {
   this.timeout(120000);
   let dir: string;
