@@ -149,6 +149,8 @@ export class MeshRouter implements MeshApi {
   };
   private running = false;
   private parked = 0;
+  /** Deliveries handed to the extensions whose claims have not all settled (each holds a message until then). */
+  private pendingDeliveries = 0;
 
   constructor(private readonly options: RouterOptions) {
     this.address = options.address;
@@ -172,6 +174,7 @@ export class MeshRouter implements MeshApi {
     };
     m.gauge('clawling_gateway_neighbours', 'Connected neighbours over all radios.', () => this.neighbourTable.size);
     m.gauge('clawling_gateway_pending_acks', 'Messages sent by the gateway awaiting their ACK.', () => this.pendingAcks.size);
+    m.gauge('clawling_gateway_pending_deliveries', 'Messages to the gateway taken and not yet ACKed (waiting for MQTT or the hub).', () => this.pendingDeliveries);
   }
 
   /** Listens to every radio. The radios are opened by the controller, not here. */
@@ -251,7 +254,15 @@ export class MeshRouter implements MeshApi {
     }
 
     if (toGateway) {
-      if (this.delivered.check(id)) {
+      const duplicate = this.delivered.check(id);
+      if (this.busy(message)) {
+        // Not taken, so not ACKed: the sender keeps it and sends it again. A new id is forgotten so that the
+        // resend counts as new; a duplicate's original is still pending and will be ACKed when it settles.
+        if (!duplicate) this.delivered.unmark(id);
+        this.reject(rx, 'GATEWAY_BUSY', `${this.pendingDeliveries} messages wait for MQTT or the hub; the sender will retry`, id);
+        return;
+      }
+      if (duplicate) {
         this.c.duplicates.inc();
         this.deliver(message, id, f, format, rx, 'duplicate', senderVerified(message, rx, false));
         return;
@@ -336,7 +347,9 @@ export class MeshRouter implements MeshApi {
     const actions = receiveActions(message, outcome);
     // Only what the ACK needs waits for the claims (until the PUBACK, the hub's answer): not the whole message.
     const source: AckSource = { id: message.id, sender: message.sender, hop_count: message.hop_count };
+    this.pendingDeliveries += 1;
     const delivery = new Delivery((delivered) => {
+      this.pendingDeliveries -= 1;
       if (!delivered) {
         this.delivered.unmark(id);
         return;
@@ -355,6 +368,16 @@ export class MeshRouter implements MeshApi {
       ...(actions.ack ? { delivery } : {}),
     });
     delivery.seal();
+  }
+
+  /**
+   * Admission control: every message the extensions hold until MQTT or the hub answers costs memory, and a broker
+   * or hub that is away (or slower than the radios) would otherwise let them pile up without bound. Past the
+   * bound, a message that asks for an ACK is turned away unACKed, which the mesh treats as not delivered: its sender
+   * retries. One that asks for none cannot be retried, so it is still taken (the outboxes bound it on disk).
+   */
+  private busy(message: MeshMessage): boolean {
+    return message.requires_ack && this.pendingDeliveries >= this.options.mesh.max_pending_deliveries;
   }
 
   private sendAck(original: AckSource, rx: Reception): void {

@@ -84,6 +84,13 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
         require_transport_identity: { type: 'boolean', default: false },
         ack_timeout_ms: { type: 'integer', minimum: 100, maximum: 3600000, default: 10000, description: 'How long a message sent from MQTT waits for its mesh ACK.' },
         max_frame_bytes: { type: 'integer', minimum: 1024, maximum: 1048576, default: 1048576 },
+        max_pending_deliveries: {
+          type: 'integer',
+          minimum: 16,
+          maximum: 100000,
+          default: 1024,
+          description: 'Messages to the gateway taken but not yet ACKed (waiting for MQTT or the hub); beyond, new ones are not ACKed and their senders retry.',
+        },
       },
     },
     mqtt: {

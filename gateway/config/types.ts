@@ -28,6 +28,7 @@ export interface GatewayConfig {
     require_transport_identity: boolean;
     ack_timeout_ms: number;
     max_frame_bytes: number;
+    max_pending_deliveries: number;
   };
   mqtt: {
     enabled: boolean;

@@ -54,11 +54,12 @@ export class FakeRadio extends TypedEmitter<RadioEvents> implements Radio {
   }
 }
 
-export function routerOn(peers: RadioPeer[], fullFor = 0) {
+/** `configText`: the gateway config the router's `mesh` settings come from (defaults when only `radios: []`). */
+export function routerOn(peers: RadioPeer[], fullFor = 0, configText = 'radios: []\n') {
   const clock = new ManualClock(0);
   const radio = new FakeRadio(clock, peers, fullFor);
   const metrics = new Metrics();
-  const { config } = loadConfig({ text: 'radios: []\n', env: {} });
+  const { config } = loadConfig({ text: configText, env: {} });
   const address = newAddress();
   const bus = new EventBus(silentLogger());
   const router = new MeshRouter({ address, appId: 'test', radios: [radio], bus, logger: silentLogger(), metrics, clock, mesh: config.mesh });
