@@ -47,9 +47,13 @@ function rssSplit(): { file: number; anon: number } {
 }
 
 let peakRss = process.memoryUsage.rss();
+/** The most messages the gateway held taken and unACKed at once (admission control bounds it). */
+let peakPending = 0;
+let pendingNow: () => number = () => 0;
 let peakSplit = rssSplit();
 let peakDetail: Record<string, unknown> = {};
 setInterval(() => {
+  peakPending = Math.max(peakPending, pendingNow());
   const rss = process.memoryUsage.rss();
   if (rss > peakRss) {
     peakRss = rss;
@@ -89,6 +93,17 @@ void runGateway({
     const virtual: VirtualPeer[] = mode === 'remote' ? [] : gateway.radios.flatMap((r) => (r as SimulatedRadio).virtualPeers());
     // A virtual peer keeps every receipt for tests to inspect; a bench must not measure that archive.
     for (const p of virtual) p.on('received', () => p.clearReceived());
+    pendingNow = () => gateway.router.pendingDeliveryCount;
+    // Frames turned away by admission control go back to the driver, which plays their senders and retries them.
+    let busy: string[] = [];
+    gateway.bus.on('frameRejected', pendingNow, (e) => {
+      if (e.code !== 'GATEWAY_BUSY' || e.messageId === undefined) return;
+      if (busy.length === 0) setImmediate(() => {
+        process.send!({ type: 'busy', ids: busy });
+        busy = [];
+      });
+      busy.push(e.messageId);
+    });
     const links = remote.flatMap((radio) => radio.peers().map((p) => ({ radio, peerId: p.id, address: p.address!, binary: p.wireVersions.includes(1) })));
     process.on('message', (m: FromParent) => {
       if (m.type === 'units') {
@@ -115,11 +130,13 @@ void runGateway({
           written,
           ackTimes,
           peakDetail,
+          peakPending,
           metrics: gateway.metrics.snapshot(),
         });
       } else if (m.type === 'reset-peak') {
         peakRss = process.memoryUsage.rss();
         peakSplit = rssSplit();
+        peakPending = 0;
         process.send!({ type: 'reset-peak' });
       }
     });

@@ -15,7 +15,7 @@
  * from this process. Targets (issue 6): ≥ 5 000 messages/s radio → MQTT on one core, p50 < 5 ms, RSS < 80 MB.
  *
  * Variables: BENCH_MESSAGES, BENCH_RATE, BENCH_STORE_SYNC (full|normal), BENCH_NODE_FLAGS, BENCH_INFLIGHT,
- * BENCH_AHEAD, BENCH_HUB (0 skips radio → hub), BENCH_HUB_REPLAY (0 skips the replay; BENCH_REPLAY_MESSAGES),
+ * BENCH_AHEAD, BENCH_MAX_PENDING, BENCH_HUB (0 skips radio → hub), BENCH_HUB_REPLAY (0 skips the replay; BENCH_REPLAY_MESSAGES),
  * BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>, BENCH_HEAPSNAPSHOT=<dir>, BENCH_DEBUG.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -39,9 +39,16 @@ const IN_PROCESS_MESSAGES = Math.min(THROUGHPUT_MESSAGES, 10000);
 const LATENCY_RATE = Number(process.env.BENCH_RATE ?? 1000);
 const LATENCY_SECONDS = 3;
 const AHEAD = Number(process.env.BENCH_AHEAD ?? 2000);
+/** Messages ahead of the broker in the throughput run: under the admission bound, so none is turned away. */
+const AHEAD_THROUGHPUT = Number(process.env.BENCH_AHEAD_THROUGHPUT ?? 512);
+const SATURATION_MESSAGES = Number(process.env.BENCH_SATURATION_MESSAGES ?? 10000);
 const STORE_SYNC = process.env.BENCH_STORE_SYNC ?? 'full';
 const BATCH = 100;
 const SETTLE_MS = 5000;
+/** How long a sender whose frame was turned away waits before it sends it again (a mesh sender retries unACKed frames). */
+const RETRY_MS = Number(process.env.BENCH_RETRY_MS ?? 1000);
+/** The gateway's admission bound (`mesh.max_pending_deliveries`; its default unless BENCH_MAX_PENDING). */
+const MAX_PENDING = Number(process.env.BENCH_MAX_PENDING ?? 1024);
 
 /**
  * The Node flags of the shipped systemd unit (docs/raspberry-pi.md says why), read from the unit file the way systemd
@@ -59,6 +66,7 @@ interface GwStats {
   written: number;
   ackTimes: Array<[string, string]>;
   peakDetail?: Record<string, unknown>;
+  peakPending: number;
   metrics?: unknown;
 }
 
@@ -130,15 +138,23 @@ interface RunFigures {
   brokerCpu: number;
   cpuPerMessageUs: number;
   idleRss: number;
-  /** Peak during the saturating throughput run (thousands of messages queued inside the gateway). */
+  /** Peak during the throughput run (AHEAD_THROUGHPUT ahead of the broker). */
   loadRss: number;
+  /** Peak during the saturation run (AHEAD ahead, more than admission control holds). */
+  saturatedRss: number;
+  saturatedSplit: { file: number; anon: number };
+  saturatedRate: number;
+  throughputPending: number;
   /** Peak during the steady run at BENCH_RATE. */
   steadyRss?: number;
   /** SETTLE_MS after the throughput run. */
   settledRss: number;
   idleSplit: { file: number; anon: number };
-  loadSplit: { file: number; anon: number };
   latency?: { broker: number[]; ack: number[] };
+  /** The most messages the gateway held taken and unACKed at once during the saturating run. */
+  peakPending: number;
+  /** Frames the gateway turned away (admission control) and the driver, as their senders, sent again. */
+  resent: number;
   acks: number;
   written: number;
   debug?: unknown;
@@ -154,6 +170,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     YAML.stringify({
       gateway: { id: 'bench', state_dir: path.join(dir, 'state'), store_sync: STORE_SYNC },
       log: { level: 'warn' },
+      mesh: { max_pending_deliveries: MAX_PENDING },
       radios,
       mqtt: { url, version: 'auto', inflight: Number(process.env.BENCH_INFLIGHT ?? 256) },
       http: { enabled: true, port: 0 },
@@ -198,6 +215,25 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     mode === 'remote'
       ? { type: 'units', peer, units: packUnits(frames.flatMap((f) => FragmentLink.fragment(f, fragmentSize))) }
       : { type: 'frames', peer, frames: frames.map((f) => Buffer.from(f).toString('base64')) };
+  // The senders' retry: every frame the gateway turned away (admission control) is sent again after RETRY_MS, as
+  // its sender would when no ACK comes. The driver keeps each message's frame by id for that.
+  const framesById = new Map<string, { peer: number; frame: Uint8Array }>();
+  let resent = 0;
+  const retry = (ids: string[]): void => {
+    setTimeout(() => {
+      const byPeer = new Map<number, Uint8Array[]>();
+      for (const id of ids) {
+        const f = framesById.get(id);
+        if (f === undefined) continue;
+        byPeer.set(f.peer, [...(byPeer.get(f.peer) ?? []), f.frame]);
+        resent += 1;
+      }
+      for (const [peer, frames] of byPeer) gw.send(packet(peer, frames));
+    }, RETRY_MS);
+  };
+  gw.on('message', (m: { type: string; ids?: string[] }) => {
+    if (m.type === 'busy') retry(m.ids!);
+  });
   const waitBroker = async (n: number): Promise<BrokerStats> => {
     for (;;) {
       const s = await askBroker<BrokerStats>('stats');
@@ -228,7 +264,9 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
           const peer = sent % peers.length;
           const at = process.hrtime.bigint();
           const id = MessageId.random();
-          gw.send(packet(peer, [encode(peer, `bench ${at}`, id)]));
+          const frame = encode(peer, `bench ${at}`, id);
+          framesById.set(id.toString(), { peer, frame });
+          gw.send(packet(peer, [frame]));
           sentAt.set(id.toString(), at);
         }
         if (sent >= total) {
@@ -249,42 +287,58 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     latency = { broker: stats.latencies.sort((a, b) => a - b), ack: ack.sort((a, b) => a - b) };
   }
 
-  // Throughput: batches go to the peers as fast as the gateway takes them; the clock stops when the broker has them all.
-  const batches: Array<Record<string, unknown>> = [];
-  for (let i = 0; i < messages; i += BATCH) {
-    const peer = (i / BATCH) % peers.length;
-    batches.push(packet(peer, Array.from({ length: Math.min(BATCH, messages - i) }, (_, k) => encode(peer, `load ${i + k} ${'x'.repeat(120)}`))));
-  }
-  await askBroker('reset');
-  await askGw('reset-peak');
-  const before = await askGw<GwStats>('stats');
-  const brokerBefore = await askBroker<BrokerStats>('stats');
-  const t0 = process.hrtime.bigint();
-  let sentBatches = 0;
-  // Keep about AHEAD messages ahead of the broker (a radio's link does not deliver faster than the gateway reads),
-  // topping up on the broker's progress reports rather than polling, so the driver leaves the cores alone.
-  const topUp = (count: number): void => {
-    while (sentBatches < batches.length && sentBatches * BATCH - count < AHEAD) gw.send(batches[sentBatches++]!);
-  };
-  let snapshotTaken = !process.env.BENCH_HEAPSNAPSHOT;
-  const onProgress = (m: { type: string; count?: number }): void => {
-    if (m.type !== 'progress') return;
-    // With BENCH_HEAPSNAPSHOT, one snapshot of what is live under load, half way through.
-    if (!snapshotTaken && m.count! >= messages / 2) {
-      snapshotTaken = true;
-      gw.kill('SIGUSR2');
+  // Batches go to the peers as fast as the gateway takes them, about `ahead` messages ahead of the broker (a
+  // radio's link does not deliver faster than the gateway reads), topped up on the broker's progress reports rather
+  // than by polling, so the driver leaves the cores alone; the clock stops when the broker has them all.
+  const drive = async (count: number, ahead: number, label: string) => {
+    const batches: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < count; i += BATCH) {
+      const peer = (i / BATCH) % peers.length;
+      const frames = Array.from({ length: Math.min(BATCH, count - i) }, (_, k) => {
+        const id = MessageId.random();
+        const frame = encode(peer, `${label} ${i + k} ${'x'.repeat(120)}`, id);
+        framesById.set(id.toString(), { peer, frame });
+        return frame;
+      });
+      batches.push(packet(peer, frames));
     }
-    topUp(m.count!);
+    await askBroker('reset');
+    await askGw('reset-peak');
+    resent = 0;
+    const before = await askGw<GwStats>('stats');
+    const brokerBefore = await askBroker<BrokerStats>('stats');
+    const t0 = process.hrtime.bigint();
+    let sentBatches = 0;
+    const topUp = (n: number): void => {
+      while (sentBatches < batches.length && sentBatches * BATCH - n < ahead) gw.send(batches[sentBatches++]!);
+    };
+    let snapshotTaken = !process.env.BENCH_HEAPSNAPSHOT || label !== 'saturate';
+    const onProgress = (m: { type: string; count?: number }): void => {
+      if (m.type !== 'progress') return;
+      // With BENCH_HEAPSNAPSHOT, one snapshot of what is live at saturation, half way through.
+      if (!snapshotTaken && m.count! >= count / 2) {
+        snapshotTaken = true;
+        gw.kill('SIGUSR2');
+      }
+      topUp(m.count!);
+    };
+    broker.on('message', onProgress);
+    topUp(0);
+    await waitBroker(count);
+    broker.off('message', onProgress);
+    const elapsedS = Number(process.hrtime.bigint() - t0) / 1e9;
+    const after = await askGw<GwStats>('stats');
+    const brokerAfter = await askBroker<BrokerStats>('stats');
+    framesById.clear();
+    return { elapsedS, cpuS: (after.cpuUs - before.cpuUs) / 1e6, brokerCpuS: (brokerAfter.cpuUs - brokerBefore.cpuUs) / 1e6, after, resent };
   };
-  broker.on('message', onProgress);
-  topUp(0);
-  await waitBroker(messages);
-  broker.off('message', onProgress);
-  const elapsedS = Number(process.hrtime.bigint() - t0) / 1e9;
-  const after = await askGw<GwStats>('stats');
-  const brokerAfter = await askBroker<BrokerStats>('stats');
+
+  // Throughput, with fewer messages ahead than admission control holds (nothing turned away), then saturation:
+  // BENCH_AHEAD (2 000) ahead, more than it holds, the rest turned away and retried by their senders.
+  const run = await drive(messages, Math.min(AHEAD, AHEAD_THROUGHPUT), 'load');
+  const saturated = await drive(SATURATION_MESSAGES, AHEAD, 'saturate');
+  const { elapsedS, cpuS, after } = run;
   const rate = messages / elapsedS;
-  const cpuS = (after.cpuUs - before.cpuUs) / 1e6;
   const cpuShare = cpuS / elapsedS;
   // Idle again: what the process gives back once the burst is over.
   await new Promise((r) => setTimeout(r, SETTLE_MS));
@@ -297,18 +351,23 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     rate,
     perCore: rate / Math.max(cpuShare, 0.01),
     cpuShare,
-    brokerCpu: (brokerAfter.cpuUs - brokerBefore.cpuUs) / 1e6 / elapsedS,
+    brokerCpu: run.brokerCpuS / elapsedS,
     cpuPerMessageUs: (cpuS * 1e6) / messages,
     idleRss: idle.rss,
     loadRss: after.peakRss,
-    loadSplit: after.peakSplit,
+    saturatedRss: saturated.after.peakRss,
+    saturatedSplit: saturated.after.peakSplit,
+    saturatedRate: SATURATION_MESSAGES / saturated.elapsedS,
     idleSplit: idle.split,
     settledRss: end.rss,
     ...(steady ? { steadyRss: steady.peakRss } : {}),
     ...(latency ? { latency } : {}),
+    peakPending: saturated.after.peakPending,
+    throughputPending: after.peakPending,
+    resent: saturated.resent + run.resent,
     acks: end.acks,
     written: end.written,
-    ...(process.env.BENCH_DEBUG ? { debug: { steady: steady?.peakDetail, after: after.peakDetail, metrics: end.metrics } } : {}),
+    ...(process.env.BENCH_DEBUG ? { debug: { steady: steady?.peakDetail, after: after.peakDetail, saturated: saturated.after.peakDetail, metrics: end.metrics } } : {}),
   };
 }
 
@@ -341,9 +400,11 @@ async function main(): Promise<void> {
   console.log(`  latency at ${LATENCY_RATE} msg/s (${lat.broker.length} msgs)  frame -> broker p50 ${quantile(lat.broker, 0.5).toFixed(2)} ms   p99 ${quantile(lat.broker, 0.99).toFixed(2)} ms   max ${lat.broker.at(-1)?.toFixed(2)} ms   target p50 < 5: ${ok(quantile(lat.broker, 0.5) < 5)}`);
   console.log(`  frame -> mesh ACK written (after PUBACK and the outbox fsync) p50 ${quantile(lat.ack, 0.5).toFixed(2)} ms   p99 ${quantile(lat.ack, 0.99).toFixed(2)} ms   (${lat.ack.length} ACKs)`);
   const under80 = (b: number): string => ok(b < 80 * 1048576);
-  console.log(`  RSS idle ${mb(remote.idleRss)} MB ${under80(remote.idleRss)}   steady ${LATENCY_RATE} msg/s (peak) ${mb(remote.steadyRss!)} MB ${under80(remote.steadyRss!)}   saturated, ${AHEAD} msgs queued inside (peak) ${mb(remote.loadRss)} MB ${under80(remote.loadRss)}   ${SETTLE_MS / 1000} s later ${mb(remote.settledRss)} MB   (target < 80)`);
-  console.log(`  of which file-backed (node binary, libraries; shared) / anonymous (the process's own): idle ${mb(remote.idleSplit.file)} / ${mb(remote.idleSplit.anon)} MB, saturated peak ${mb(remote.loadSplit.file)} / ${mb(remote.loadSplit.anon)} MB`);
-  if (inProcess) console.log(`  RSS with the peers in process: idle ${mb(inProcess.idleRss)} MB, saturated (peak) ${mb(inProcess.loadRss)} MB`);
+  console.log(`  RSS idle ${mb(remote.idleRss)} MB ${under80(remote.idleRss)}   steady ${LATENCY_RATE} msg/s (peak) ${mb(remote.steadyRss!)} MB ${under80(remote.steadyRss!)}   throughput run, ${Math.min(AHEAD, AHEAD_THROUGHPUT)} ahead (peak) ${mb(remote.loadRss)} MB ${under80(remote.loadRss)}   (target < 80)`);
+  console.log(`  saturated: ${AHEAD} msgs offered ahead of the broker, ${SATURATION_MESSAGES} msgs (peak) ${mb(remote.saturatedRss)} MB ${under80(remote.saturatedRss)}   ${SETTLE_MS / 1000} s later ${mb(remote.settledRss)} MB   (target < 80; ${remote.saturatedRate.toFixed(0)} msg/s wall)`);
+  console.log(`  admission control: at most ${remote.peakPending} messages held taken and unACKed at saturation (mesh.max_pending_deliveries ${MAX_PENDING}; ${remote.throughputPending} in the throughput run), ${remote.resent} frames turned away and sent again by their senders after ${RETRY_MS} ms`);
+  console.log(`  of which file-backed (node binary, libraries; shared) / anonymous (the process's own): idle ${mb(remote.idleSplit.file)} / ${mb(remote.idleSplit.anon)} MB, saturated peak ${mb(remote.saturatedSplit.file)} / ${mb(remote.saturatedSplit.anon)} MB`);
+  if (inProcess) console.log(`  RSS with the peers in process: idle ${mb(inProcess.idleRss)} MB, saturated (peak) ${mb(inProcess.saturatedRss)} MB`);
   console.log(`  mesh ACKs sent (each after its PUBACK)          ${String(remote.acks).padStart(8)}   ACK frames written to the radios ${remote.written}`);
   console.log(`  node flags of the gateway process (systemd unit) ${NODE_FLAGS.join(' ') || '(none)'}`);
   if (process.env.BENCH_DEBUG) console.dir({ remote: remote.debug, inProcess: inProcess?.debug }, { depth: 5 });

@@ -174,7 +174,7 @@ export class MeshRouter implements MeshApi {
     };
     m.gauge('clawling_gateway_neighbours', 'Connected neighbours over all radios.', () => this.neighbourTable.size);
     m.gauge('clawling_gateway_pending_acks', 'Messages sent by the gateway awaiting their ACK.', () => this.pendingAcks.size);
-    m.gauge('clawling_gateway_pending_deliveries', 'Messages to the gateway taken and not yet ACKed (waiting for MQTT or the hub).', () => this.pendingDeliveries);
+    m.gauge('clawling_gateway_pending_deliveries', 'Messages to the gateway taken and not yet ACKed (waiting for MQTT or the hub).', () => this.pendingDeliveryCount);
   }
 
   /** Listens to every radio. The radios are opened by the controller, not here. */
@@ -212,6 +212,11 @@ export class MeshRouter implements MeshApi {
       p.resolve(undefined);
       this.pendingAcks.delete(id);
     }
+  }
+
+  /** Messages to the gateway taken and not yet ACKed (the count admission control bounds). */
+  get pendingDeliveryCount(): number {
+    return this.pendingDeliveries;
   }
 
   neighbours(): Array<{ radioId: string; peer: RadioPeer }> {
