@@ -85,6 +85,8 @@ class Connection {
   private readonly counterGet;
   private readonly counterSet;
   private readonly counters = new Map<string, number>();
+  /** Counters changed inside the current transaction level, written when it ends (`setCounter`). */
+  private readonly pendingCounters = new Map<string, number>();
   private readonly syncNormal;
   private readonly syncFull;
   private readonly disk: DiskSync | undefined;
@@ -120,8 +122,15 @@ class Connection {
     this.check();
     const defer = deferSync && this.disk !== undefined && !this.db.inTransaction;
     if (defer) this.syncNormal.run();
+    // What the enclosing level changed is written before this savepoint opens, so a rollback of this one (which
+    // drops the counters it changed) leaves the enclosing level's alone.
+    if (this.db.inTransaction) this.flushCounters();
     try {
-      return this.txn(fn) as T;
+      return this.txn(() => {
+        const result = fn();
+        this.flushCounters();
+        return result;
+      }) as T;
     } catch (err) {
       this.invalidate();
       throw translate(err, this.location);
@@ -130,6 +139,24 @@ class Connection {
         this.syncFull.run();
         this.disk!.dirty = true;
       }
+    }
+  }
+
+  /**
+   * The writes of one store operation (a push, a removal, an id added): a transaction of their own, or, inside a
+   * caller's transaction, part of it. No savepoint there: an operation fails before it writes (a full queue, a bad
+   * key) or on an sqlite error, which the caller's transaction (or savepoint) rolls back as a whole, so a savepoint
+   * per operation (two more statements each, three operations per message in an outbox commit) would buy nothing.
+   */
+  op<T>(fn: () => T): T {
+    if (!this.db.inTransaction) return this.tx(fn);
+    this.check();
+    try {
+      return fn();
+    } catch (err) {
+      // The caches are dropped by the transaction that rolls this back, not here: a caller that goes on inside its
+      // transaction keeps what its earlier operations changed.
+      throw translate(err, this.location);
     }
   }
 
@@ -155,6 +182,7 @@ class Connection {
   invalidate(): void {
     this.generation += 1;
     this.counters.clear();
+    this.pendingCounters.clear();
   }
 
   counter(name: string): number {
@@ -166,9 +194,20 @@ class Connection {
     return value;
   }
 
+  /**
+   * Inside a transaction the row is written once, when the transaction (or savepoint) that changed it ends: an id
+   * added to a seen-set moves two counters, and a commit of many messages would otherwise write them once each.
+   */
   setCounter(name: string, value: number): void {
-    this.counterSet.run(name, value);
     this.counters.set(name, value);
+    if (this.db.inTransaction) this.pendingCounters.set(name, value);
+    else this.counterSet.run(name, value);
+  }
+
+  private flushCounters(): void {
+    if (this.pendingCounters.size === 0) return;
+    for (const [name, value] of this.pendingCounters) this.counterSet.run(name, value);
+    this.pendingCounters.clear();
   }
 
   addCounter(name: string, delta: number): number {
@@ -265,12 +304,12 @@ class SqliteKeyValue implements KeyValueTable {
   set(key: string, value: string): void {
     checkKey(key);
     if (typeof value !== 'string') throw new StoreError('STORE_BAD_ARGUMENT', 'a key-value value must be a string');
-    this.c.tx(() => this.setStmt.run(key, value));
+    this.c.op(() => this.setStmt.run(key, value));
   }
 
   delete(key: string): boolean {
     checkKey(key);
-    return this.c.tx(() => this.delStmt.run(key).changes > 0);
+    return this.c.op(() => this.delStmt.run(key).changes > 0);
   }
 
   getNumber(key: string): number | undefined {
@@ -283,7 +322,7 @@ class SqliteKeyValue implements KeyValueTable {
   setMax(key: string, value: number): boolean {
     checkKey(key);
     checkFiniteNumber(value, 'setMax value');
-    return this.c.tx(() => {
+    return this.c.op(() => {
       const text = this.getStmt.get(key)?.value;
       const current = text === undefined || text.trim() === '' ? undefined : Number(text);
       if (current !== undefined && Number.isFinite(current) && current >= value) return false;
@@ -337,7 +376,7 @@ class SqliteInbox implements InboxTable {
 
   upsert(row: InboxWrite): UpsertOutcome {
     checkInboxWrite(row);
-    return this.c.tx(() => {
+    return this.c.op(() => {
       const stored = this.getStmt.get(row.messageId);
       const outcome = decideUpsert(stored ? toInboxRow(stored) : undefined, row);
       if (outcome === 'unchanged' || outcome === 'kept') return outcome;
@@ -374,7 +413,7 @@ class SqliteInbox implements InboxTable {
   }
 
   delete(messageId: string): boolean {
-    return this.c.tx(() => {
+    return this.c.op(() => {
       const removed = this.deleteStmt.run(messageId).changes;
       if (removed > 0) this.c.addCounter('inbox.size', -removed);
       return removed > 0;
@@ -382,7 +421,7 @@ class SqliteInbox implements InboxTable {
   }
 
   clear(): number {
-    return this.c.tx(() => {
+    return this.c.op(() => {
       const removed = this.clearStmt.run().changes;
       this.c.setCounter('inbox.size', 0);
       return removed;
@@ -499,7 +538,7 @@ class SqliteQueue implements Queue {
 
   push(value: StoreValue, at?: number): number {
     const bytes = valueBytes(value);
-    const outcome = this.c.tx((): number | 'full' | 'too-large' => {
+    const outcome = this.c.op((): number | 'full' | 'too-large' => {
       const meta = this.meta();
       if (bytes > meta.max_item_bytes) return 'too-large';
       let dropped = 0;
@@ -519,7 +558,7 @@ class SqliteQueue implements Queue {
     });
     if (typeof outcome === 'number') return outcome;
     // Counted outside the refused step so that the count survives the throw.
-    const meta = this.c.tx(() => {
+    const meta = this.c.op(() => {
       const m = this.meta();
       this.s.bumpRejected.run(this.name);
       m.rejected += 1;
@@ -547,7 +586,7 @@ class SqliteQueue implements Queue {
   }
 
   remove(seq: number): boolean {
-    return this.c.tx(() => {
+    return this.c.op(() => {
       const meta = this.meta();
       const n = this.s.remove.run(this.name, seq).changes;
       if (n > 0) this.removed(meta, n);
@@ -556,7 +595,7 @@ class SqliteQueue implements Queue {
   }
 
   removeThrough(through: number): number {
-    return this.c.tx(() => {
+    return this.c.op(() => {
       const meta = this.meta();
       const n = this.s.removeThrough.run(this.name, through).changes;
       if (n > 0) this.removed(meta, n);
@@ -606,7 +645,7 @@ class SqliteSeenSet implements SeenSet {
 
   add(key: string, at?: number): boolean {
     checkKey(key);
-    return this.c.tx(() => {
+    return this.c.op(() => {
       const ord = this.c.counter('seen.ord') + 1;
       if (this.insertStmt.run(this.name, key, ord, at ?? this.c.now()).changes === 0) return false;
       this.c.setCounter('seen.ord', ord);
@@ -701,7 +740,7 @@ export class SqliteStore implements Store {
   queue(name: string, options?: QueueOptions): Queue {
     checkName(name, 'queue name');
     const settings: ResolvedQueueOptions | undefined = options ? resolveQueueOptions(options) : undefined;
-    this.c.tx(() => {
+    this.c.op(() => {
       const meta = this.queueStatements.meta.get(name);
       const s = settings ?? resolveQueueOptions(undefined);
       if (!meta) this.queueStatements.create.run(name, s.capacity, s.overflow, s.maxItemBytes);

@@ -419,6 +419,42 @@ export function storeSuite(name: string, factory: StoreFactory): void {
         assert.equal(store.seen('ev').has('e1'), true);
         assert.equal(store.seen('ev').add('e1'), false);
       });
+
+      // Counters (a seen-set's size and order, a queue's) are written when their transaction level ends: one
+      // inner level rolled back must take only its own changes with it, before and after a reopen.
+      it('keeps the counters of a transaction whose nested part was rolled back, across reopen', () => {
+        const q = store.queue('counted', { capacity: 10 });
+        store.transaction(() => {
+          store.seen('ids', { capacity: 3 }).add('a');
+          q.push('1');
+          try {
+            store.transaction(() => {
+              store.seen('ids').add('b');
+              q.push('2');
+              throw new Error('inner');
+            });
+          } catch {
+            // the outer transaction goes on
+          }
+          for (const id of ['c', 'd', 'e']) store.seen('ids').add(id);
+          q.push('3');
+        });
+        const check = (s: Store): void => {
+          const ids = s.seen('ids', { capacity: 3 });
+          assert.deepEqual(['a', 'b', 'c', 'd', 'e'].map((id) => ids.has(id)), [false, false, true, true, true], 'capacity 3: the oldest went, the rolled-back one never came');
+          assert.equal(ids.size(), 3);
+          assert.equal(ids.evicted(), 1);
+          assert.deepEqual(s.queue('counted').peek().map((i) => i.value), ['1', '3']);
+          assert.equal(s.queue('counted').counters().pushed, 2);
+        };
+        check(store);
+        store = reopen(store);
+        check(store);
+        // The order counter survived too: a new id is the newest, so the next eviction takes 'c'.
+        const ids = store.seen('ids', { capacity: 3 });
+        ids.add('f');
+        assert.deepEqual(['c', 'd', 'e', 'f'].map((id) => ids.has(id)), [false, true, true, true]);
+      });
     }
   });
 }
