@@ -43,10 +43,44 @@ export interface OutboxEntry extends OutboxRecord {
   inFlight: boolean;
 }
 
-/** A send as the outbox holds it: the listed fields and the durable outbox's own. */
-export type SendEntry = OutboxEntry & OutboxSlot;
+/**
+ * A send as the outbox holds it: the listed fields, the durable outbox's own, and `frame` as JSON (made once per
+ * send: the same text is stored and, stamped, put on the wire at every attempt).
+ */
+export type SendEntry = OutboxEntry & OutboxSlot & { frameJson?: string };
 
-export type NewRecord = Omit<OutboxRecord, 'v'>;
+export type NewRecord = Omit<OutboxRecord, 'v'> & {
+  /** `JSON.stringify(frame)`, when the caller made it already (never stored as such: it is the stored `frame`). */
+  frameJson?: string;
+};
+
+/**
+ * The stored record: `frame` goes in as the JSON already made for it (no second serialization of the frame per
+ * send); field order does not matter to `parseRecord`.
+ */
+function encodeRecord(record: NewRecord): string {
+  const { frame, frameJson, ...rest } = record;
+  return `{"v":1,${JSON.stringify(rest).slice(1, -1)},"frame":${frameJson ?? JSON.stringify(frame)}}`;
+}
+
+/**
+ * The frame as it goes on the wire at one attempt, `emitted_at` stamped last: the very text of
+ * `JSON.stringify({ ...frame, emitted_at })`, from the frame's JSON made once.
+ */
+export function wireText(entry: SendEntry, emittedAt: number): string {
+  let json = entry.frameJson;
+  if (json === undefined) {
+    // Read back from disk: the stored frame has no `emitted_at` (see OutboxRecord), but an odd row must not get two.
+    const { emitted_at: _stale, ...frame } = entry.frame;
+    json = entry.frameJson = JSON.stringify(frame);
+  }
+  return `${json.slice(0, -1)},"emitted_at":${emittedAt}}`;
+}
+
+/** Bytes `wireText` adds to the frame's JSON: `,"emitted_at":` and the digits of a millisecond time. */
+export function stampBytes(emittedAt: number): number {
+  return 14 + String(emittedAt).length;
+}
 
 export interface OutboxOptions {
   capacity: number;
@@ -102,7 +136,7 @@ export class Outbox {
     this.box = new DurableOutbox<NewRecord, SendEntry>(
       store,
       {
-        encode: (record) => JSON.stringify({ v: 1, ...record }),
+        encode: encodeRecord,
         decode: parseRecord,
         entry: (slot, record) => Object.assign(slot, { v: 1 as const }, record, { localSeq: slot.seq }),
       },
@@ -280,7 +314,7 @@ export class Outbox {
       // Seq order is commit order: after the first entry not yet on disk, none is.
       if (!this.box.isDurable(e)) break;
       if (e.answered) continue;
-      const { seq: _seq, answered: _answered, ...copy } = e;
+      const { seq: _seq, answered: _answered, frameJson: _json, ...copy } = e;
       out.push(copy);
     }
     return out;

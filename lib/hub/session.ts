@@ -122,8 +122,13 @@ export class Session {
 
   /** Sends a frame on a live (or handshaking, for `connect`) socket; false when it cannot. */
   send(frame: Uplink): boolean {
+    return this.sendText(JSON.stringify(frame));
+  }
+
+  /** `send` of a frame already serialized (the outbox keeps each send's JSON). */
+  sendText(json: string): boolean {
     if (this.ws.readyState !== WebSocket.OPEN || this.phase === 'closing' || this.phase === 'closed') return false;
-    this.ws.send(JSON.stringify(frame));
+    this.ws.send(json);
     return true;
   }
 
