@@ -742,6 +742,7 @@ export class HubClient {
       inboxBodyMaxBytes: 64 * 1024,
       // Typed at `FrameServices.emit`; TypeScript cannot map a generic key through `ListenersOf` here.
       emit: (event, value) => (event === 'warning' ? this.warn(value as HubError) : this.emitter.emit(event, value as never)),
+      listens: (event) => this.emitter.listenerCount(event) > 0,
       replayDone: (sessionId) => this.onReplayDone(sessionId, false),
     };
   }

@@ -198,22 +198,26 @@ export class ReceivePipeline {
     return ctx.effects;
   }
 
-  /** What every frame does besides its own handler: reopen a gated chat, and show up on the `frame` tap. */
+  /**
+   * What every frame does besides its own handler, after commit: reopen a gated chat, and show up on the `frame`
+   * tap (its value built only when someone listens: most frames of a busy client are acks nobody taps).
+   */
   private afterHandled(ctx: FrameContext, frame: InboundFrame): void {
     const { services } = this;
-    if (frame.chatId && frame.event !== 'message.error') {
-      const chatId = frame.chatId;
-      ctx.later(() => services.gate.open(chatId));
-    }
-    ctx.emit('frame', {
-      event: frame.event,
-      chatId: frame.chatId,
-      messageId: id(frame.payload.message_id),
-      payload: frame.payload,
-      envelope: frame.envelope,
-      seq: frame.seq,
-      dseq: frame.dseq,
-      replay: ctx.replay,
+    const replay = ctx.replay;
+    ctx.later(() => {
+      if (frame.chatId && frame.event !== 'message.error') services.gate.open(frame.chatId);
+      if (!services.listens('frame')) return;
+      services.emit('frame', {
+        event: frame.event,
+        chatId: frame.chatId,
+        messageId: id(frame.payload.message_id),
+        payload: frame.payload,
+        envelope: frame.envelope,
+        seq: frame.seq,
+        dseq: frame.dseq,
+        replay,
+      });
     });
   }
 

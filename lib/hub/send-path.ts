@@ -234,12 +234,18 @@ export class SendPath {
   pump(): void {
     const session = this.host.live();
     if (session && !this.host.stopping()) {
-      for (const entry of this.outbox.takeSendable()) {
-        if (entry.attempts > 1) this.retransmits++;
-        if (!session.sendText(wireText(entry, this.host.clock.now()))) {
-          this.outbox.requeueAll();
-          break;
-        }
+      const entries = this.outbox.takeSendable();
+      if (entries.length > 0) {
+        session.batch(() => {
+          const now = this.host.clock.now();
+          for (const entry of entries) {
+            if (entry.attempts > 1) this.retransmits++;
+            if (!session.sendText(wireText(entry, now))) {
+              this.outbox.requeueAll();
+              break;
+            }
+          }
+        });
       }
     }
     this.armOutboxTimer();
