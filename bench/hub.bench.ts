@@ -341,7 +341,7 @@ async function peerComparison(): Promise<void> {
 
     console.log(`\nagainst a minimal peer in another process (${hubJson.length}-byte frames; median of ${PEER_ROUNDS} rounds of ${PEER_N}):`);
     const line = (label: string, rs: PeerRun[]): string =>
-      `  ${label.padEnd(34)} ${median(rs, 'perSec').toFixed(0).padStart(7)} msgs/s   ${median(rs, 'cpuUsPerMsg').toFixed(1).padStart(6)} CPU µs/msg   (rounds: ${rs.map((x) => x.perSec.toFixed(0)).join(' ')})`;
+      `  ${label.padEnd(34)} ${median(rs, 'perSec').toFixed(0).padStart(7)} msgs/s   ${median(rs, 'cpuUsPerMsg').toFixed(1).padStart(6)} CPU µs/msg   (rounds, msgs/s and CPU µs/msg: ${rs.map((x) => `${x.perSec.toFixed(0)}/${x.cpuUsPerMsg.toFixed(1)}`).join(' ')})`;
     const verdict = (hubRuns: PeerRun[], bareRuns: PeerRun[]): string => {
       const wall = median(hubRuns, 'perSec') / median(bareRuns, 'perSec');
       const cpu = median(bareRuns, 'cpuUsPerMsg') / median(hubRuns, 'cpuUsPerMsg');

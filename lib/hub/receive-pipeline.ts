@@ -18,7 +18,7 @@
  */
 import type { InboundFrame, Uplink } from './envelope';
 import { HubError } from './errors';
-import { FrameContext, HANDLERS, handleUnknown, type ReceiveServices } from './handlers';
+import { FrameContext, HANDLERS, handleUnknown, STORE_FREE_EVENTS, type ReceiveServices } from './handlers';
 import { id } from './json';
 import type { ParsedFrame } from './parse-frame';
 import type { Queue } from '../store';
@@ -187,10 +187,10 @@ export class ReceivePipeline {
     if (!parsed.ok) return this.quarantineFrame(parsed.reason, '', parsed.raw, parsed.dseq, undefined);
     const frame = parsed.frame;
     const ctx = new FrameContext(this.services, frame, item.replay, item.sessionId, (f) => this.hooks.send(item.sessionId, f));
+    const handler = HANDLERS[frame.event] ?? handleUnknown;
     try {
-      this.services.store.transaction(() => {
-        (HANDLERS[frame.event] ?? handleUnknown)(ctx);
-      });
+      if (STORE_FREE_EVENTS.has(frame.event)) handler(ctx);
+      else this.services.store.transaction(() => handler(ctx));
     } catch (err) {
       return this.quarantineFrame((err as Error)?.message ?? String(err), frame.event, frame.raw, frame.dseq, frame.seq);
     }
