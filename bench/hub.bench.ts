@@ -10,8 +10,18 @@
  *
  * The dev hub runs in this process (as in the tests), so its own work and garbage collection are in the figures.
  *
- * BENCH_N (default 2000) sets the round trips of parts 1 and 2; BENCH_REPLAY (default 10000) the replay backlog.
+ * 4. against a minimal peer (bench/hub-peer-child.ts) in a process of its own, which answers the handshake and
+ *    each send with an immediate `message.ack` and does nothing else: a bare `ws` client sending the very frames
+ *    HubClient sends (same JSON shape and length) and waiting for the ack, beside HubClient (memory store)
+ *    `send` → `message.ack`, one at a time and with 64 in flight. Rounds alternate the two; the median round is
+ *    printed, as messages per second and as CPU µs per message of this process (where both clients run), with
+ *    the ratio HubClient / bare (target ≥ 0.7×, issue 11).
+ *
+ * BENCH_N (default 2000) sets the round trips of parts 1 and 2; BENCH_REPLAY (default 10000) the replay backlog;
+ * BENCH_PEER_N (default 5000) the messages per round of part 4, BENCH_PEER_ROUNDS (default 5) its rounds;
+ * BENCH_HUB_ONLY=peer runs part 4 alone.
  */
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +29,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { startDevHub, type DevHub } from '../devhub';
 import { HubClient } from '../lib/hub';
 import { openStore, type Store } from '../lib/store';
+import { askChild } from '../test/support/child-ask';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const REPLAY = Number(process.env.BENCH_REPLAY ?? 10_000);
@@ -27,6 +38,9 @@ const ALICE = { id: 'usr_alice', token: 'bench-alice' };
 const BOB = { id: 'usr_bob', token: 'bench-bob' };
 const CHAT = 'chat-bench';
 const FRAME_TEXT = 'x'.repeat(64);
+const PEER_N = Number(process.env.BENCH_PEER_N ?? 5000);
+const PEER_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 5);
+const TARGET = 0.7;
 
 interface Latency {
   perSec: number;
@@ -155,12 +169,211 @@ async function replay(hub: DevHub, store: Store, label: string): Promise<{ perSe
   return { perSec: (REPLAY / ackedMs) * 1000, ms: ackedMs, acked };
 }
 
+// ─── 4. against a minimal peer in another process ─────────────────────────────────────────────────────────────
+
+/** One mode of one client against the peer: messages per second and CPU µs per message of this process. */
+interface PeerRun {
+  perSec: number;
+  cpuUsPerMsg: number;
+}
+
+/** `fn` sends `n` messages and resolves when the last is answered. */
+async function measure(n: number, fn: () => Promise<void>): Promise<PeerRun> {
+  const cpu0 = process.cpuUsage();
+  const t0 = nowMs();
+  await fn();
+  const ms = nowMs() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { perSec: (n / ms) * 1000, cpuUsPerMsg: (cpu.user + cpu.system) / n };
+}
+
+/** Keeps `window` calls of `one` outstanding until `n` have resolved. */
+function windowed(n: number, window: number, one: () => Promise<unknown>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let started = 0;
+    let done = 0;
+    const next = (): void => {
+      started++;
+      one().then(() => {
+        done++;
+        if (done === n) resolve();
+        else if (started < n) next();
+      }, reject);
+    };
+    while (started < Math.min(window, n)) next();
+  });
+}
+
+/**
+ * The floor: a `ws` client that does the handshake and then sends the frame HubClient would send (`frameOf`, same
+ * key order and id lengths), counting acks; a new socket per call, like a new HubClient.
+ */
+async function bareSession(url: string, frameOf: (i: number) => string): Promise<{ sequential(n: number): Promise<PeerRun>; windowed(n: number): Promise<PeerRun>; close(): void }> {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  let answer: (() => void) | undefined;
+  await new Promise<void>((resolve, reject) => {
+    ws.once('error', reject);
+    ws.on('message', (data) => {
+      if (answer) {
+        answer();
+        return;
+      }
+      const f = JSON.parse(String(data)) as { event: string; payload: { nonce?: string } };
+      if (f.event === 'connect.challenge') {
+        ws.send(JSON.stringify({ version: '2', event: 'connect', trace_id: 'bare-connect', emitted_at: Date.now(), payload: { token: 'bare', nonce: f.payload.nonce, device_id: 'bare', capabilities: { reliable_delivery: true, reliable_delivery_v2: true } } }));
+      } else if (f.event === 'replay.done') {
+        answer = () => undefined;
+        resolve();
+      }
+    });
+  });
+  let seq = 0;
+  return {
+    sequential: (n) =>
+      measure(n, async () => {
+        for (let i = 0; i < n; i++) {
+          await new Promise<void>((resolve) => {
+            answer = resolve;
+            ws.send(frameOf(seq++));
+          });
+        }
+      }),
+    windowed: (n) =>
+      measure(
+        n,
+        () =>
+          new Promise<void>((resolve) => {
+            let answered = 0;
+            let sent = 0;
+            answer = () => {
+              answered++;
+              if (answered === n) resolve();
+              else if (sent < n) {
+                sent++;
+                ws.send(frameOf(seq++));
+              }
+            };
+            while (sent < Math.min(WINDOW, n)) {
+              sent++;
+              ws.send(frameOf(seq++));
+            }
+          }),
+      ),
+    close: () => ws.close(),
+  };
+}
+
+/** HubClient (memory store) on the peer, connected; its sends go one at a time or 64 outstanding. */
+async function hubSession(url: string, label: string): Promise<{ client: HubClient; sequential(n: number): Promise<PeerRun>; windowed(n: number): Promise<PeerRun> }> {
+  const c = new HubClient({ url, token: 'bench-peer', userId: 'usr_bench', deviceId: `bench-peer-${label}`, store: openStore(':memory:'), pingSilenceMs: 0, maxInFlight: WINDOW });
+  await live(c);
+  return {
+    client: c,
+    sequential: (n) =>
+      measure(n, async () => {
+        for (let i = 0; i < n; i++) await c.send({ chatId: CHAT, text: FRAME_TEXT });
+      }),
+    windowed: (n) => measure(n, () => windowed(n, WINDOW, () => c.send({ chatId: CHAT, text: FRAME_TEXT }))),
+  };
+}
+
+/** The JSON HubClient puts on the wire for one send (read back from its outbox, stamped as `pump` stamps it). */
+async function hubFrameJson(url: string): Promise<string> {
+  const c = new HubClient({ url, token: 'bench-peer', userId: 'usr_bench', deviceId: 'bench-peer-probe', store: openStore(':memory:'), pingSilenceMs: 0 });
+  const handle = c.send({ chatId: CHAT, text: FRAME_TEXT });
+  await handle.queued;
+  const [entry] = c.pendingSends();
+  await c.stop();
+  handle.catch(() => undefined);
+  return JSON.stringify({ ...entry.frame, emitted_at: Date.now() });
+}
+
+/** A frame like HubClient's, with ids of the same length made from a counter (the floor mints nothing). */
+function bareFrameOf(i: number): string {
+  const n = String(i).padStart(26, '0');
+  return JSON.stringify({
+    version: '2',
+    event: 'message.send',
+    trace_id: `trc-${n}`,
+    payload: { message_id: `msg-${n}`, message_mode: 'normal', message: { body: { fragments: [{ kind: 'text', text: FRAME_TEXT }] }, context: { mentions: [], reply: null } } },
+    chat_id: CHAT,
+    emitted_at: Date.now(),
+  });
+}
+
+/** The shape of a frame with its ids and timestamp blanked: the two clients must send the same bytes but those. */
+function shape(json: string): string {
+  return json.replace(/"(trc|msg)-[0-9A-Z]{26}"/g, '"$1-ID"').replace(/"emitted_at":\d+/, '"emitted_at":0');
+}
+
+function median(runs: PeerRun[], key: keyof PeerRun): number {
+  const sorted = runs.map((r) => r[key]).sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function peerComparison(): Promise<void> {
+  const child = fork(path.join(__dirname, 'hub-peer-child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = askChild(() => child);
+  try {
+    const { port } = await ask<{ port: number }>(undefined, 'port');
+    const url = `ws://127.0.0.1:${port}/`;
+    const hubJson = await hubFrameJson(url);
+    const bareJson = bareFrameOf(0);
+    if (shape(hubJson) !== shape(bareJson) || hubJson.length !== bareJson.length) {
+      throw new Error(`the bare client's frame differs from HubClient's:\n  hub  ${hubJson}\n  bare ${bareJson}`);
+    }
+    const bare = await bareSession(url, bareFrameOf);
+    const hub = await hubSession(url, 'measured');
+    // Warm-up of both paths (JIT), not counted.
+    await bare.sequential(500);
+    await bare.windowed(500);
+    await hub.sequential(500);
+    await hub.windowed(500);
+    const runs = { bareSeq: [] as PeerRun[], hubSeq: [] as PeerRun[], bareWin: [] as PeerRun[], hubWin: [] as PeerRun[] };
+    for (let r = 0; r < PEER_ROUNDS; r++) {
+      runs.bareSeq.push(await bare.sequential(PEER_N));
+      runs.hubSeq.push(await hub.sequential(PEER_N));
+      runs.bareWin.push(await bare.windowed(PEER_N));
+      runs.hubWin.push(await hub.windowed(PEER_N));
+    }
+    bare.close();
+    await hub.client.stop();
+
+    console.log(`\nagainst a minimal peer in another process (${hubJson.length}-byte frames; median of ${PEER_ROUNDS} rounds of ${PEER_N}):`);
+    const line = (label: string, rs: PeerRun[]): string =>
+      `  ${label.padEnd(34)} ${median(rs, 'perSec').toFixed(0).padStart(7)} msgs/s   ${median(rs, 'cpuUsPerMsg').toFixed(1).padStart(6)} CPU µs/msg   (rounds, msgs/s and CPU µs/msg: ${rs.map((x) => `${x.perSec.toFixed(0)}/${x.cpuUsPerMsg.toFixed(1)}`).join(' ')})`;
+    const verdict = (hubRuns: PeerRun[], bareRuns: PeerRun[]): string => {
+      const wall = median(hubRuns, 'perSec') / median(bareRuns, 'perSec');
+      const cpu = median(bareRuns, 'cpuUsPerMsg') / median(hubRuns, 'cpuUsPerMsg');
+      return `  ${'HubClient / bare'.padEnd(34)} ${wall.toFixed(2)}× msgs/s (${wall >= TARGET ? 'meets' : 'below'} ${TARGET}×)   ${cpu.toFixed(2)}× by CPU per message`;
+    };
+    console.log(' one at a time:');
+    console.log(line('bare ws', runs.bareSeq));
+    console.log(line('HubClient send→ack, memory store', runs.hubSeq));
+    console.log(verdict(runs.hubSeq, runs.bareSeq));
+    console.log(` ${WINDOW} in flight:`);
+    console.log(line('bare ws', runs.bareWin));
+    console.log(line('HubClient send→ack, memory store', runs.hubWin));
+    console.log(verdict(runs.hubWin, runs.bareWin));
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.send({ type: 'stop' });
+    await exited;
+  }
+}
+
 function row(label: string, l: Latency, floor?: Latency): string {
   const ratio = floor ? `  (${(l.perSec / floor.perSec).toFixed(2)}× bare ws)` : '';
   return `  ${label.padEnd(34)} ${l.perSec.toFixed(0).padStart(7)} round trips/s   p50 ${l.p50.toFixed(3)} ms   p99 ${l.p99.toFixed(3)} ms${ratio}`;
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_HUB_ONLY !== 'peer') await devHubSections();
+  // After the dev hub stopped: nothing of it runs in this process while the two clients are measured.
+  await peerComparison();
+}
+
+async function devHubSections(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawling-hub-bench-'));
   const hub = await startDevHub({
     users: [ALICE, BOB],

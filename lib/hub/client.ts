@@ -1,9 +1,11 @@
 /**
  * `HubClient`: one logical connection to a ClawlingChat Message Hub, shared by any number of users (the Node-RED
- * hub-config node, the gateway's hub bridge, the CLI). It owns the reconnect loop and the `state`, the durable
- * outbox and the send path (send-path.ts, over lib/hub/outbox.ts and lib/store's DurableOutbox), the receive
- * pipeline with its acks, the session's liveness (liveness.ts: replay idle, probes), and the local state of signals
- * (typing, presence, permission cards).
+ * hub-config node, the gateway's hub bridge, the CLI). A facade over the parts that do the work: the connection
+ * loop (connection-loop.ts: token, connect, hello, backoff, reconnect), the session's liveness (liveness.ts: replay
+ * idle, probes), the send path (send-path.ts, over lib/hub/outbox.ts and lib/store's DurableOutbox), and the
+ * receive pipeline with its acks (receive-pipeline.ts, ack-scheduler.ts). It keeps the `state`, what one session
+ * carries (the live connection, replay, reading paused or not), and the local state of signals (typing, presence,
+ * permission cards).
  *
  * State machine (events.ts `HubState`):
  *
@@ -16,10 +18,9 @@
  * Everything time-related reads the injected clock; the receive path's scheduling is `setImmediate` on purpose
  * (it is the frame path of guide §11.7, which must not depend on timers).
  */
-import { backoffDelay, type CloseCause } from './backoff';
 import { ChatGate } from './chat-gate';
-import { AUTH_FAILED_REASON, classifyEnd } from './close-cause';
 import type { Clock, TimerHandle } from './clock';
+import { ConnectionLoop, type StateChange } from './connection-loop';
 import { composeMessage, composeReaction, type ReactInput, type SendInput } from './compose';
 import { EVENT, uplink, type Peer } from './envelope';
 import { HubError } from './errors';
@@ -43,7 +44,7 @@ import { PermissionCards } from './permission-cards';
 import { PresenceSubscriptions } from './presence';
 import { READ_PREFIX, readCursorKey, readSentKey } from './read-cursor';
 import { ReceivePipeline } from './receive-pipeline';
-import { Session, type HelloInfo, type SessionEnd } from './session';
+import type { Session, HelloInfo, SessionEnd } from './session';
 import { StreamAssembler } from './stream-assembler';
 import { StreamWriter, type FinalizeInput } from './stream-writer';
 import { TraceRegistry } from './trace-registry';
@@ -112,25 +113,17 @@ export class HubClient {
   private readonly persisters = new InboundPersisters();
   private readonly liveness: Liveness;
 
+  private readonly loop: ConnectionLoop;
+
   private statusValue: HubStatus;
-  private session: Session | undefined;
   private live: Session | undefined;
-  private sessionSeq = 0;
-  private attempt = 0;
   private replaying = false;
   private replayFrames = 0;
   private stopping = false;
   private started = false;
-  private token: HubClientOptions['token'];
-  private refusedToken: string | undefined;
-  /** A fresh token fetched after "authentication failed", used by the next attempt instead of asking again. */
-  private prefetchedToken: string | undefined;
-  private reconnectTimer: TimerHandle | undefined;
   private resetRequest: { sessionId: number; clearLocal: boolean; resolve(): void; reject(e: HubError): void; timer: TimerHandle } | undefined;
-  private endWaiters: Array<() => void> = [];
   /** The last batch could not be persisted: the next hello-ok must not reset the backoff (a broken disk is no reason to spin). */
   private persistFailed = false;
-  private connectionCount = 0;
   /** The session whose socket reading is paused (receive backlog full, or a consumer's hold). */
   private readPaused: Session | undefined;
   private receiveHolds = 0;
@@ -140,11 +133,37 @@ export class HubClient {
     this.o = resolveOptions(options);
     this.clock = this.o.clock;
     this.userId = this.o.userId;
-    this.token = this.o.token;
     this.store = this.o.store ?? new MemoryStore();
     this.emitter = new TypedEmitter<ListenersOf<HubClientEvents>>((err, event) => this.listenerThrew(String(event), err));
     this.ids = createIdMinter(() => this.clock.now());
     this.device = this.o.deviceId ?? this.storedDeviceId();
+    this.loop = new ConnectionLoop(
+      {
+        clock: this.clock,
+        options: this.o,
+        deviceId: this.device,
+        traceId: (prefix) => this.ids.traceId(prefix),
+        state: () => this.statusValue.state,
+        setState: (next) => this.setState(next),
+        stopping: () => this.stopping,
+        persistFailed: () => this.persistFailed,
+        warn: (err) => this.warn(err),
+        helloOk: (session, hello) => this.onHelloOk(session, hello),
+        frame: (session, parsed) => {
+          if (session !== this.live) return;
+          if (this.replaying) this.replayFrames++;
+          this.liveness.frameSeen();
+          this.pipeline.push({ sessionId: session.id, parsed, replay: this.replaying });
+          if (this.pipeline.saturated) this.updateReading();
+        },
+        dseqGap: (_session, expected, got) => {
+          this.dseqGaps++;
+          this.warn(new HubError('DSEQ_GAP', `dseq ${got} arrived where ${expected} was due; reconnecting so that replay refills the gap`, { expected, got }));
+        },
+        sessionEnded: (session, end) => this.onSessionEnd(session, end),
+      },
+      this.o.token,
+    );
     this.sends = new SendPath({
       clock: this.clock,
       options: this.o,
@@ -257,7 +276,7 @@ export class HubClient {
     if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'a stopped client cannot be started again; create a new one');
     if (this.started) return;
     this.started = true;
-    void this.connect();
+    this.loop.start();
   }
 
   /**
@@ -269,17 +288,10 @@ export class HubClient {
     if (this.statusValue.state === 'stopped') return;
     this.sends.commitStaged();
     this.stopping = true;
-    this.clock.clearTimeout(this.reconnectTimer);
     this.typingOut.stopAll();
     this.pipeline.drainNow();
     this.ack.flush();
-    const session = this.session;
-    if (session) {
-      const ended = new Promise<void>((resolve) => this.endWaiters.push(resolve));
-      session.close('stop');
-      // The socket is force-killed after 2 s by the session itself; this is only a last guard.
-      await Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, 3000).unref())]);
-    }
+    await this.loop.stop();
     this.pipeline.stop();
     this.liveness.end();
     this.ack.end();
@@ -288,7 +300,7 @@ export class HubClient {
     this.permissions.clear();
     this.resetRequest?.reject(new HubError('CLIENT_STOPPED', 'the client stopped before the cursor reset was confirmed'));
     this.sends.rejectWaiters();
-    this.session = undefined;
+    this.loop.release();
     this.live = undefined;
     this.setState({ state: 'stopped' });
   }
@@ -296,17 +308,9 @@ export class HubClient {
   /** Replaces the token. A live connection is closed and re-opened with it (§17 "on refresh, reconnect"). */
   setToken(token: HubClientOptions['token'], options: { reconnect?: boolean } = {}): void {
     if (typeof token !== 'function' && (typeof token !== 'string' || token === '')) throw new HubError('BAD_ARGUMENT', 'token must be a non-empty string or a function');
-    this.token = token;
-    this.refusedToken = undefined;
-    this.prefetchedToken = undefined;
+    this.loop.replaceToken(token);
     if (!this.started || this.stopping) return;
-    if (this.statusValue.state === 'auth_failed') {
-      this.attempt = 0;
-      void this.connect();
-    } else if (this.statusValue.state === 'backoff') {
-      this.clock.clearTimeout(this.reconnectTimer);
-      void this.connect();
-    } else if (options.reconnect !== false && this.session) this.session.close('token-change');
+    this.loop.tokenChanged(options.reconnect !== false);
   }
 
   /**
@@ -491,7 +495,7 @@ export class HubClient {
       dseqGaps: this.dseqGaps,
       acksSent: this.ack.acksSent,
       retransmits: this.sends.retransmits,
-      connections: this.connectionCount,
+      connections: this.loop.connectionCount,
       outbox: this.outbox.size,
       inFlight: this.outbox.inFlight,
       deliveryMode: this.live ? this.ack.deliveryMode : undefined,
@@ -536,64 +540,9 @@ export class HubClient {
 
   // ─── connection lifecycle ────────────────────────────────────────────────────────────────────────────────────
 
-  private async connect(): Promise<void> {
-    if (this.stopping) return;
-    this.clock.clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
-    this.setState({ state: 'connecting' });
-    let token: string;
-    try {
-      const prefetched = this.prefetchedToken;
-      this.prefetchedToken = undefined;
-      token = prefetched ?? (typeof this.token === 'function' ? await this.token() : this.token);
-      if (typeof token !== 'string' || token === '') throw new Error('the token provider returned no token');
-    } catch (err) {
-      if (this.stopping) return;
-      this.scheduleReconnect('unreachable', `token provider failed: ${(err as Error).message}`, undefined);
-      return;
-    }
-    if (this.stopping) return;
-    if (this.refusedToken !== undefined && token === this.refusedToken) {
-      this.setState({ state: 'auth_failed', reason: AUTH_FAILED_REASON });
-      return;
-    }
-    this.connectionCount++;
-    this.session = new Session(
-      {
-        url: this.o.url,
-        token,
-        deviceId: this.device,
-        capabilities: this.o.capabilities,
-        clientVersion: this.o.clientVersion,
-        clock: this.clock,
-        handshakeTimeoutMs: this.o.handshakeTimeoutMs,
-        maxPayload: 2 * this.o.maxFrameBytes,
-        connectTraceId: this.ids.traceId('connect'),
-        id: ++this.sessionSeq,
-        ...(this.o.tls ? { tls: this.o.tls } : {}),
-      },
-      {
-        onHelloOk: (s, hello) => this.onHelloOk(s, hello),
-        onFrame: (s, parsed) => {
-          if (s !== this.live) return;
-          if (this.replaying) this.replayFrames++;
-          this.liveness.frameSeen();
-          this.pipeline.push({ sessionId: s.id, parsed, replay: this.replaying });
-          if (this.pipeline.saturated) this.updateReading();
-        },
-        onDseqGap: (_s, expected, got) => {
-          this.dseqGaps++;
-          this.warn(new HubError('DSEQ_GAP', `dseq ${got} arrived where ${expected} was due; reconnecting so that replay refills the gap`, { expected, got }));
-        },
-        onEnd: (s, end) => this.onSessionEnd(s, end, token),
-      },
-    );
-  }
-
+  /** The loop's session reached `hello-ok`: it is the live one; replay begins. */
   private onHelloOk(session: Session, hello: HelloInfo): void {
-    if (session !== this.session) return;
     this.live = session;
-    if (!this.persistFailed) this.attempt = 0;
     const mode: DeliveryMode = hello.ackEpoch !== undefined ? 'v2' : this.o.capabilities.reliable_delivery ? 'v1' : 'legacy';
     this.ack.begin(mode, hello.ackEpoch);
     this.replaying = true;
@@ -609,12 +558,8 @@ export class HubClient {
     this.sends.pump();
   }
 
-  private onSessionEnd(session: Session, end: SessionEnd, token: string): void {
-    if (session !== this.session) return;
-    const waiters = this.endWaiters;
-    this.endWaiters = [];
-    for (const w of waiters) w();
-    this.session = undefined;
+  /** The loop's session ended: nothing is live; true when a cursor reset of ours explains the close. */
+  private onSessionEnd(session: Session, _end: SessionEnd): boolean {
     this.live = undefined;
     this.readPaused = undefined;
     this.replaying = false;
@@ -622,56 +567,19 @@ export class HubClient {
     this.outbox.requeueAll();
     this.liveness.end();
     const reset = this.resetRequest && this.resetRequest.sessionId === session.id ? this.resetRequest : undefined;
-    if (reset) {
-      this.resetRequest = undefined;
-      this.clock.clearTimeout(reset.timer);
-      if (reset.clearLocal) {
-        this.pipeline.drainNow();
-        this.store.inbox.clear();
-      }
-      reset.resolve();
+    if (!reset) return false;
+    this.resetRequest = undefined;
+    this.clock.clearTimeout(reset.timer);
+    if (reset.clearLocal) {
+      this.pipeline.drainNow();
+      this.store.inbox.clear();
     }
-    if (this.stopping) return;
-    const verdict = classifyEnd(end, reset !== undefined);
-    if (verdict.terminal) this.onAuthFailed(token);
-    else this.scheduleReconnect(verdict.cause, verdict.reason, end.code);
+    reset.resolve();
+    return true;
   }
 
-  /** Terminal for this token (§3.5): try a fresh one from the provider, never the same one again. */
-  private onAuthFailed(token: string): void {
-    this.refusedToken = token;
-    this.setState({ state: 'auth_failed', reason: AUTH_FAILED_REASON });
-    this.warn(new HubError('AUTH_FAILED', 'the hub refused the token ("authentication failed"); a fresh token is needed'));
-    if (typeof this.token !== 'function') return;
-    const provider = this.token;
-    void (async () => {
-      let fresh: string | undefined;
-      try {
-        fresh = await provider();
-      } catch {
-        fresh = undefined;
-      }
-      if (this.stopping || this.statusValue.state !== 'auth_failed') return;
-      if (typeof fresh === 'string' && fresh !== '' && fresh !== this.refusedToken) {
-        this.prefetchedToken = fresh;
-        this.scheduleReconnect('hello-fail', AUTH_FAILED_REASON, undefined);
-      }
-    })();
-  }
-
-  private scheduleReconnect(cause: CloseCause, reason: string | undefined, closeCode: number | undefined): void {
-    const delay = backoffDelay(this.attempt, cause, this.o.backoff, this.o.random());
-    this.attempt++;
-    const retryAt = this.clock.now() + delay;
-    this.setState({ state: 'backoff', cause, reason, closeCode, retryAt, retryInMs: delay });
-    this.reconnectTimer = this.clock.setTimeout(() => {
-      this.reconnectTimer = undefined;
-      void this.connect();
-    }, delay);
-  }
-
-  private setState(next: Omit<HubStatus, 'since' | 'attempt' | 'deviceId'> & Partial<Pick<HubStatus, 'since'>>): void {
-    this.statusValue = { ...next, since: this.clock.now(), attempt: this.attempt, deviceId: this.device };
+  private setState(next: StateChange): void {
+    this.statusValue = { ...next, since: this.clock.now(), attempt: this.loop.attempt, deviceId: this.device };
     this.o.logger.debug?.('hub state', { state: next.state, cause: next.cause, reason: next.reason, retryInMs: next.retryInMs });
     this.emitter.emit('state', this.status());
   }
@@ -742,6 +650,7 @@ export class HubClient {
       inboxBodyMaxBytes: 64 * 1024,
       // Typed at `FrameServices.emit`; TypeScript cannot map a generic key through `ListenersOf` here.
       emit: (event, value) => (event === 'warning' ? this.warn(value as HubError) : this.emitter.emit(event, value as never)),
+      listens: (event) => this.emitter.listenerCount(event) > 0,
       replayDone: (sessionId) => this.onReplayDone(sessionId, false),
     };
   }

@@ -3,7 +3,7 @@
  * would refuse later or silently drop: the chat id rule, the message id format, fragments, mentions, emoji bytes.
  */
 import { utf8Length } from '../bytes';
-import { EVENT, messagePayload, uplink, type Peer, type Uplink } from './envelope';
+import { EVENT, messagePayload, PROTOCOL_VERSION, type Peer } from './envelope';
 import { HubError } from './errors';
 import { checkOutgoingFragments, textFragment } from './fragments';
 import { checkChatId, checkMessageId, type ChatIdRule } from './ids';
@@ -62,9 +62,11 @@ function checkPeer(to: unknown): Peer | undefined {
   return { id: to.id, type: to.type };
 }
 
-function withoutEmittedAt(frame: Uplink): JsonObject {
-  const { emitted_at: _ignored, ...rest } = frame;
-  return rest;
+/** A durable uplink without `emitted_at`, which each attempt stamps (same keys, in the same order, as `uplink`). */
+function unstamped(event: string, traceId: string, payload: JsonObject, chatId: string, to: Peer | undefined): JsonObject {
+  const frame: JsonObject = { version: PROTOCOL_VERSION, event, trace_id: traceId, payload, chat_id: chatId };
+  if (to !== undefined) frame.to = to;
+  return frame;
 }
 
 export function composeMessage(input: SendInput, rule: ChatIdRule, mint: () => string, traceId: string): Composed {
@@ -98,8 +100,7 @@ export function composeMessage(input: SendInput, rule: ChatIdRule, mint: () => s
   const event = input.event ?? (reply ? EVENT.reply : EVENT.send);
   if (event !== EVENT.send && event !== EVENT.reply) throw new HubError('BAD_ARGUMENT', `event must be message.send or message.reply, got ${String(event)}`);
   const payload = messagePayload({ messageId, mode, fragments: parts, mentions: outgoingMentions(input.mentions), reply });
-  const frame = uplink(event, traceId, 0, payload, { chat_id: chatId, to: checkPeer(input.to) });
-  return { event, chatId, messageId, frame: withoutEmittedAt(frame) };
+  return { event, chatId, messageId, frame: unstamped(event, traceId, payload, chatId, checkPeer(input.to)) };
 }
 
 /** §9.6: only `target_message_id`, `emoji` and `removed`; the hub stamps the slot id and the reactor. */
@@ -115,6 +116,6 @@ export function composeReaction(input: ReactInput, rule: ChatIdRule, userId: str
     if (Buffer.from(emoji, 'utf8').toString('utf8') !== emoji) throw new HubError('BAD_EMOJI', 'emoji must be valid UTF-8 (no lone surrogates)');
     if (utf8Length(emoji) > 64) throw new HubError('BAD_EMOJI', `emoji must be at most 64 bytes, got ${utf8Length(emoji)}`);
   }
-  const frame = uplink(EVENT.reaction, traceId, 0, { target_message_id: input.targetMessageId, emoji, removed }, { chat_id: chatId, to: checkPeer(input.to) });
-  return { event: EVENT.reaction, chatId, messageId: `rxn:${input.targetMessageId}:${userId}`, frame: withoutEmittedAt(frame) };
+  const frame = unstamped(EVENT.reaction, traceId, { target_message_id: input.targetMessageId, emoji, removed }, chatId, checkPeer(input.to));
+  return { event: EVENT.reaction, chatId, messageId: `rxn:${input.targetMessageId}:${userId}`, frame };
 }

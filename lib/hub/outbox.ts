@@ -43,10 +43,48 @@ export interface OutboxEntry extends OutboxRecord {
   inFlight: boolean;
 }
 
-/** A send as the outbox holds it: the listed fields and the durable outbox's own. */
-export type SendEntry = OutboxEntry & OutboxSlot;
+/**
+ * A send as the outbox holds it: the listed fields, the durable outbox's own, and `frame` as JSON (made once per
+ * send: the same text is stored and, stamped, put on the wire at every attempt).
+ */
+export type SendEntry = OutboxEntry & OutboxSlot & { frameJson?: string };
 
-export type NewRecord = Omit<OutboxRecord, 'v'>;
+export type NewRecord = Omit<OutboxRecord, 'v'> & {
+  /** `JSON.stringify(frame)`, when the caller made it already (never stored as such: it is the stored `frame`). */
+  frameJson?: string;
+};
+
+/**
+ * The stored record, written field by field: `frame` goes in as the JSON already made for it (no second
+ * serialization of the frame per send); field order does not matter to `parseRecord`. Every field of
+ * `OutboxRecord` is here (the restart tests read records back).
+ */
+function encodeRecord(r: NewRecord): string {
+  let text = `{"v":1,"messageId":${JSON.stringify(r.messageId)},"traceId":${JSON.stringify(r.traceId)},"event":${JSON.stringify(r.event)},"chatId":${JSON.stringify(r.chatId)},"createdAt":${JSON.stringify(r.createdAt)}`;
+  if (r.expiresAt !== undefined) text += `,"expiresAt":${JSON.stringify(r.expiresAt)}`;
+  if (r.tag !== undefined) text += `,"tag":${JSON.stringify(r.tag)}`;
+  return `${text},"frame":${r.frameJson ?? JSON.stringify(r.frame)}}`;
+}
+
+/**
+ * The frame as it goes on the wire at one attempt, `emitted_at` stamped last: the very text of
+ * `JSON.stringify({ ...frame, emitted_at })`, from the frame's JSON made once.
+ */
+export function wireText(entry: SendEntry, emittedAt: number): string {
+  let json = entry.frameJson;
+  if (json === undefined) {
+    // Read back from disk: the stored frame has no `emitted_at` (see OutboxRecord), but an odd row must not get two.
+    const { emitted_at: _stale, ...frame } = entry.frame;
+    json = entry.frameJson = JSON.stringify(frame);
+  }
+  return `${json.slice(0, -1)},"emitted_at":${emittedAt}}`;
+}
+
+/** Bytes `wireText` adds to the frame's JSON: `,"emitted_at":` and the digits of a millisecond time. */
+export function stampBytes(emittedAt: number): number {
+  // Thirteen digits from 2001 to 2286; anything else is counted.
+  return 14 + (emittedAt >= 1e12 && emittedAt < 1e13 && Number.isInteger(emittedAt) ? 13 : String(emittedAt).length);
+}
 
 export interface OutboxOptions {
   capacity: number;
@@ -102,12 +140,13 @@ export class Outbox {
     this.box = new DurableOutbox<NewRecord, SendEntry>(
       store,
       {
-        encode: (record) => JSON.stringify({ v: 1, ...record }),
+        encode: encodeRecord,
         decode: parseRecord,
         entry: (slot, record) => Object.assign(slot, { v: 1 as const }, record, { localSeq: slot.seq }),
       },
-      // Removals wait for the next send's fsync: nothing depends on them reaching the disk sooner.
-      { queue: OUTBOX_QUEUE, capacity: options.capacity, overflow: 'reject', maxInFlight: options.maxInFlight, clock, syncRemovals: false },
+      // Removals wait for the next send's fsync: nothing depends on them reaching the disk sooner. In memory, the
+      // sends of a task are committed at its end: there is no fsync to gather them for.
+      { queue: OUTBOX_QUEUE, capacity: options.capacity, overflow: 'reject', maxInFlight: options.maxInFlight, clock, syncRemovals: false, commitInMicrotask: true },
       {
         committed: (outcome, staged) => {
           const results = outcome.results.map((r, i) => {
@@ -280,7 +319,7 @@ export class Outbox {
       // Seq order is commit order: after the first entry not yet on disk, none is.
       if (!this.box.isDurable(e)) break;
       if (e.answered) continue;
-      const { seq: _seq, answered: _answered, ...copy } = e;
+      const { seq: _seq, answered: _answered, frameJson: _json, ...copy } = e;
       out.push(copy);
     }
     return out;

@@ -18,7 +18,7 @@
  */
 import type { InboundFrame, Uplink } from './envelope';
 import { HubError } from './errors';
-import { FrameContext, HANDLERS, handleUnknown, type ReceiveServices } from './handlers';
+import { FrameContext, HANDLERS, handleUnknown, STORE_FREE_EVENTS, type ReceiveServices } from './handlers';
 import { id } from './json';
 import type { ParsedFrame } from './parse-frame';
 import type { Queue } from '../store';
@@ -187,10 +187,10 @@ export class ReceivePipeline {
     if (!parsed.ok) return this.quarantineFrame(parsed.reason, '', parsed.raw, parsed.dseq, undefined);
     const frame = parsed.frame;
     const ctx = new FrameContext(this.services, frame, item.replay, item.sessionId, (f) => this.hooks.send(item.sessionId, f));
+    const handler = HANDLERS[frame.event] ?? handleUnknown;
     try {
-      this.services.store.transaction(() => {
-        (HANDLERS[frame.event] ?? handleUnknown)(ctx);
-      });
+      if (STORE_FREE_EVENTS.has(frame.event)) handler(ctx);
+      else this.services.store.transaction(() => handler(ctx));
     } catch (err) {
       return this.quarantineFrame((err as Error)?.message ?? String(err), frame.event, frame.raw, frame.dseq, frame.seq);
     }
@@ -198,22 +198,26 @@ export class ReceivePipeline {
     return ctx.effects;
   }
 
-  /** What every frame does besides its own handler: reopen a gated chat, and show up on the `frame` tap. */
+  /**
+   * What every frame does besides its own handler, after commit: reopen a gated chat, and show up on the `frame`
+   * tap (its value built only when someone listens: most frames of a busy client are acks nobody taps).
+   */
   private afterHandled(ctx: FrameContext, frame: InboundFrame): void {
     const { services } = this;
-    if (frame.chatId && frame.event !== 'message.error') {
-      const chatId = frame.chatId;
-      ctx.later(() => services.gate.open(chatId));
-    }
-    ctx.emit('frame', {
-      event: frame.event,
-      chatId: frame.chatId,
-      messageId: id(frame.payload.message_id),
-      payload: frame.payload,
-      envelope: frame.envelope,
-      seq: frame.seq,
-      dseq: frame.dseq,
-      replay: ctx.replay,
+    const replay = ctx.replay;
+    ctx.later(() => {
+      if (frame.chatId && frame.event !== 'message.error') services.gate.open(frame.chatId);
+      if (!services.listens('frame')) return;
+      services.emit('frame', {
+        event: frame.event,
+        chatId: frame.chatId,
+        messageId: id(frame.payload.message_id),
+        payload: frame.payload,
+        envelope: frame.envelope,
+        seq: frame.seq,
+        dseq: frame.dseq,
+        replay,
+      });
     });
   }
 

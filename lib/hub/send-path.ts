@@ -8,13 +8,12 @@
 import type { ChatGate } from './chat-gate';
 import type { Clock, TimerHandle } from './clock';
 import type { Composed } from './compose';
-import type { Uplink } from './envelope';
 import { HubError } from './errors';
 import type { HubClientEvents, SendAck, SendHandle, SendQueued, SendRejection } from './events';
 import type { SendSettlement } from './handlers';
 import type { JsonObject } from './json';
 import type { ResolvedOptions } from './options';
-import { Outbox, type OutboxEntry, type SendEntry } from './outbox';
+import { Outbox, stampBytes, wireText, type OutboxEntry, type SendEntry } from './outbox';
 import { pendingSend, refusedSend, type PendingSend } from './send-handle';
 import { checkSendTag, type SendTag } from './send-tag';
 import type { Session } from './session';
@@ -48,7 +47,10 @@ export function checkGate(gate: ChatGate, chatId: string): void {
 
 /** Refuses a frame above the hub's cap (FRAME_TOO_LARGE). */
 export function checkFrameSize(frame: JsonObject, maxFrameBytes: number): void {
-  const bytes = utf8Length(JSON.stringify(frame));
+  checkFrameBytes(utf8Length(JSON.stringify(frame)), maxFrameBytes);
+}
+
+function checkFrameBytes(bytes: number, maxFrameBytes: number): void {
   if (bytes > maxFrameBytes) {
     throw new HubError('FRAME_TOO_LARGE', `the frame is ${bytes} bytes, above the hub's ${maxFrameBytes}-byte cap; upload media instead (§15)`, {
       bytes,
@@ -135,12 +137,14 @@ export class SendPath {
       c = compose();
       const tag: SendTag | undefined = checkSendTag(tagOf());
       checkGate(this.host.gate(), c.chatId);
-      checkFrameSize({ ...c.frame, emitted_at: this.host.clock.now() }, this.host.options.maxFrameBytes);
+      // The frame is serialized once: this text is measured here, stored, and stamped for the wire at each attempt.
+      const frameJson = JSON.stringify(c.frame);
+      const now = this.host.clock.now();
+      checkFrameBytes(utf8Length(frameJson) + stampBytes(now), this.host.options.maxFrameBytes);
       if (this.outbox.size + this.outbox.staged >= this.host.options.outboxCapacity) {
         throw new HubError('OUTBOX_FULL', `the outbox is full (${this.host.options.outboxCapacity} unanswered sends); nothing was queued`, { capacity: this.host.options.outboxCapacity });
       }
       const traceId = c.frame.trace_id as string;
-      const now = this.host.clock.now();
       const pending = pendingSend(c.messageId, traceId);
       this.waiters.set(traceId, pending);
       this.outbox.stage({
@@ -149,6 +153,7 @@ export class SendPath {
         event: c.event,
         chatId: c.chatId,
         frame: c.frame,
+        frameJson,
         createdAt: now,
         expiresAt: this.host.options.sendExpiryMs > 0 ? now + this.host.options.sendExpiryMs : undefined,
         ...(tag !== undefined ? { tag } : {}),
@@ -229,12 +234,18 @@ export class SendPath {
   pump(): void {
     const session = this.host.live();
     if (session && !this.host.stopping()) {
-      for (const entry of this.outbox.takeSendable()) {
-        if (entry.attempts > 1) this.retransmits++;
-        if (!session.send({ ...entry.frame, emitted_at: this.host.clock.now() } as Uplink)) {
-          this.outbox.requeueAll();
-          break;
-        }
+      const entries = this.outbox.takeSendable();
+      if (entries.length > 0) {
+        session.batch(() => {
+          const now = this.host.clock.now();
+          for (const entry of entries) {
+            if (entry.attempts > 1) this.retransmits++;
+            if (!session.sendText(wireText(entry, now))) {
+              this.outbox.requeueAll();
+              break;
+            }
+          }
+        });
       }
     }
     this.armOutboxTimer();
@@ -243,6 +254,9 @@ export class SendPath {
   private armOutboxTimer(): void {
     const next = this.outbox.nextDeadline();
     if (next === this.outboxTimerAt) return;
+    // A timer due no later than needed stays: firing early finds nothing overdue and arms again, where re-arming
+    // at every pump (the oldest send in flight changes with each answer) would cost a timer per batch.
+    if (next !== undefined && this.outboxTimerAt !== undefined && this.outboxTimerAt <= next) return;
     this.host.clock.clearTimeout(this.outboxTimer);
     this.outboxTimer = undefined;
     this.outboxTimerAt = next;

@@ -43,6 +43,8 @@ export interface ReceiveServices {
   /** Largest message body copied into the inbox row (the fingerprint covers all of it regardless). */
   readonly inboxBodyMaxBytes: number;
   readonly emit: <K extends keyof HubClientEvents & string>(event: K, value: HubClientEvents[K]) => void;
+  /** True when `event` has a listener now (so that a value nobody hears is not built). */
+  readonly listens: (event: keyof HubClientEvents & string) => boolean;
   /** `replay.done` (or its idle fallback) for the session that received it. */
   readonly replayDone: (sessionId: number) => void;
 }

@@ -59,3 +59,9 @@ export const HANDLERS: Readonly<Record<string, Handler>> = Object.freeze({
   'offline.batch': handleDeprecatedOffline,
   'offline.done': handleDeprecatedOffline,
 });
+
+/**
+ * Events whose handler never writes to the store (it only queues effects): they need no savepoint of their own,
+ * since a throw leaves nothing to roll back. `message.ack` is most of what a busy sender receives.
+ */
+export const STORE_FREE_EVENTS: ReadonlySet<string> = new Set([EVENT.ack]);

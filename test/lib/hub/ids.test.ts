@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { decodeTime } from 'ulid';
 import { checkChatId, HubError, isMessageId, MESSAGE_ID_PATTERN } from '../../../lib/hub';
 import { checkMessageId, createIdMinter, mintDeviceId } from '../../../lib/hub/ids';
 
@@ -34,5 +35,20 @@ describe('ids', () => {
       assert.throws(() => checkChatId(bad, 'cnv'), (e: unknown) => e instanceof HubError && e.code === 'BAD_CHAT_ID');
     }
     assert.throws(() => checkChatId('', 'any'), HubError);
+  });
+  it('keeps ids unique and sorted when the clock stands still or steps back', () => {
+    let now = 1_700_000_000_500;
+    const minter = createIdMinter(() => now);
+    const ids: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      // Mostly the same millisecond, now and then a step back by up to 100 ms, now and then forward.
+      if (i % 50 === 49) now -= 100;
+      else if (i % 70 === 69) now += 3;
+      ids.push(minter.traceId());
+    }
+    assert.deepEqual([...ids].sort(), ids);
+    assert.equal(new Set(ids).size, ids.length);
+    // The time part is the clock's, encoded as the ulid package encodes it.
+    assert.equal(decodeTime(minter.messageId().slice(4)), Math.max(now, 1_700_000_000_500));
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { HubError, ManualClock } from '../../../lib/hub';
-import { Outbox, OUTBOX_QUEUE } from '../../../lib/hub/outbox';
+import { Outbox, OUTBOX_QUEUE, wireText } from '../../../lib/hub/outbox';
 import { openStore } from '../../../lib/store';
 
 const record = (n: number, extra: { expiresAt?: number } = {}) => ({
@@ -99,6 +99,35 @@ describe('Outbox', () => {
         ['trc-2', record(2).messageId, 'trc-2'],
       ]);
       store.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('puts on the wire, before and after a restart, the very text of the frame with emitted_at last', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawling-outbox-wire-'));
+    try {
+      const file = path.join(dir, 'o.sqlite');
+      const frame = { version: '2', event: 'message.send', trace_id: 'trc-9', payload: { message_id: 'm9', text: 'é "q" \u2028' }, chat_id: 'c', to: { id: 'c', type: 'group' } };
+      const expected = (at: number): string => JSON.stringify({ ...frame, emitted_at: at });
+      const first = openStore(file);
+      const outbox = new Outbox(first, new ManualClock(), options);
+      // The caller's JSON of the frame is what is stored and stamped; without it, the outbox makes it.
+      const entry = outbox.add({ ...record(9, { expiresAt: 5000 }), frame, frameJson: JSON.stringify(frame), tag: { n: 1, s: null } });
+      const bare = outbox.add({ ...record(10), frame: { ...frame, trace_id: 'trc-10' } });
+      assert.equal(wireText(entry, 1_764_700_000_123), expected(1_764_700_000_123));
+      assert.equal(wireText(bare, 7), JSON.stringify({ ...frame, trace_id: 'trc-10', emitted_at: 7 }));
+      await first.sync();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(outbox.list().length, 2);
+      assert.equal(Object.keys(outbox.list()[0]).includes('frameJson'), false, 'the JSON is not part of what pendingSends lists');
+      first.close();
+      const again = new Outbox(openStore(file), new ManualClock(), options);
+      const [back] = again.takeSendable();
+      assert.deepEqual(back.frame, frame);
+      assert.equal(back.expiresAt, 5000);
+      assert.deepEqual(back.tag, { n: 1, s: null });
+      assert.equal(back.createdAt, record(9).createdAt);
+      assert.equal(wireText(back, 1_764_700_000_999), expected(1_764_700_000_999));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
