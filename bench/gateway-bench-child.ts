@@ -7,6 +7,8 @@
  *   reassembly of `RemotePeersRadio`; the ACKs the gateway writes are fragmented and counted, not decoded.
  * - `in-process`: the simulated radios of the config with their virtual peers, as `npm start` runs them; whole frames
  *   arrive over IPC and the virtual peers fragment them, reassemble the gateway's ACKs and decode them, in this process.
+ * - `config`: the radios of the config as shipped (`bench/gateway-serial.bench.ts`: a serial radio on a pty whose
+ *   far end is the driver); nothing arrives over IPC, `written` counts the frames the radios wrote.
  */
 import fs from 'node:fs';
 import v8 from 'node:v8';
@@ -33,7 +35,7 @@ interface Layout {
 const configFile = process.argv[2];
 const mode = process.argv[3] ?? 'remote';
 const layout = JSON.parse(process.argv[4] ?? '[]') as Layout[];
-if (!configFile || !process.send) throw new Error('usage: gateway-bench-child <config.yaml> [remote|in-process] [radios json] (with an IPC channel)');
+if (!configFile || !process.send) throw new Error('usage: gateway-bench-child <config.yaml> [remote|in-process|config] [radios json] (with an IPC channel)');
 
 /** The file-backed part of the RSS (the node binary and shared libraries, shared with every node process) vs the rest. */
 function rssSplit(): { file: number; anon: number } {
@@ -90,7 +92,7 @@ void runGateway({
       }
     : {}),
   onStarted: (gateway) => {
-    const virtual: VirtualPeer[] = mode === 'remote' ? [] : gateway.radios.flatMap((r) => (r as SimulatedRadio).virtualPeers());
+    const virtual: VirtualPeer[] = mode !== 'in-process' ? [] : gateway.radios.flatMap((r) => (r as SimulatedRadio).virtualPeers());
     // A virtual peer keeps every receipt for tests to inspect; a bench must not measure that archive.
     for (const p of virtual) p.on('received', () => p.clearReceived());
     pendingNow = () => gateway.router.pendingDeliveryCount;
@@ -118,7 +120,7 @@ void runGateway({
         process.send!({ type: 'watch-acks' });
       } else if (m.type === 'stats') {
         const cpu = process.cpuUsage();
-        const written = remote.reduce((n, r) => n + r.written.frames, 0);
+        const written = mode === 'config' ? gateway.radios.reduce((n, r) => n + (r.status().counters?.framesOut ?? 0), 0) : remote.reduce((n, r) => n + r.written.frames, 0);
         process.send!({
           type: 'stats',
           rss: process.memoryUsage.rss(),
@@ -126,12 +128,14 @@ void runGateway({
           peakSplit,
           split: rssSplit(),
           cpuUs: cpu.user + cpu.system,
+          cpuSystemUs: cpu.system,
           acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(),
           written,
           ackTimes,
           peakDetail,
           peakPending,
           metrics: gateway.metrics.snapshot(),
+          radios: gateway.radios.map((r) => r.status()),
         });
       } else if (m.type === 'reset-peak') {
         peakRss = process.memoryUsage.rss();

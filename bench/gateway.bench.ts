@@ -32,6 +32,7 @@ import { MessageId } from '../lib/mesh/message-id';
 import { packUnits } from './gateway-bench-radio';
 import { benchRadioToHub } from './gateway-hub.bench';
 import { benchHubReplay } from './gateway-hub-replay.bench';
+import { benchSerialRadio } from './gateway-serial.bench';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
 
 const THROUGHPUT_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20000);
@@ -416,6 +417,10 @@ async function main(): Promise<void> {
   if (process.env.BENCH_HUB_REPLAY !== '0') {
     console.log('');
     await benchHubReplay();
+  }
+  if (process.env.BENCH_SERIAL !== '0') {
+    console.log('');
+    await benchSerialRadio();
   }
 }
 

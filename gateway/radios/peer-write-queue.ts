@@ -9,6 +9,12 @@
  *   the byte bound is still accepted when the queue is empty, or it could never be sent.
  * - `fail(err)` rejects the frame in flight and everything waiting with `err` and refuses further frames; the
  *   outcome of a write still running underneath is ignored. So every accepted frame settles exactly once.
+ * - With `writeMany`, a link that takes several frames in one write (a serial line: one port write and one drain
+ *   for the lot) is handed everything waiting when the previous write finishes, still in arrival order and still
+ *   one write at a time; each of those frames settles with that write. Under a burst of ACKs this is one system
+ *   call round for dozens of frames instead of one per frame.
+ * - The `QUEUE_FULL` refusal is a flow-control answer the router retries, built at the rate frames arrive: it
+ *   carries its code, message and details but no stack (which would only ever show this function).
  */
 import { RadioError } from './radio';
 
@@ -20,6 +26,13 @@ export interface PeerWriteQueueOptions {
   byteLimit: number;
   /** Writes one whole frame to the link; rejects on failure. */
   write: (frame: Uint8Array) => Promise<void>;
+  /**
+   * Writes several whole frames, in order, as one write. Rejects when the write failed (every frame of it fails);
+   * may resolve with one entry per frame, the error of a frame it refused by itself (undefined: written).
+   */
+  writeMany?: (frames: Uint8Array[]) => Promise<ReadonlyArray<unknown> | void>;
+  /** Bytes one `writeMany` takes at most (it always takes one frame); default 64 KiB. */
+  writeManyBytes?: number;
 }
 
 interface Job {
@@ -32,7 +45,8 @@ interface Job {
 export class PeerWriteQueue {
   readonly #options: PeerWriteQueueOptions;
   readonly #waiting: Job[] = [];
-  #inFlight: Job | undefined;
+  /** The jobs of the write running now (one, or with `writeMany` all that were waiting when it started). */
+  #inFlight: Job[] = [];
   #bytes = 0;
   #failure: RadioError | undefined;
 
@@ -42,7 +56,7 @@ export class PeerWriteQueue {
 
   /** Frames waiting or being written. */
   get depth(): number {
-    return this.#waiting.length + (this.#inFlight === undefined ? 0 : 1);
+    return this.#waiting.length + this.#inFlight.length;
   }
 
   get bytes(): number {
@@ -59,15 +73,7 @@ export class PeerWriteQueue {
     const { limit, byteLimit, peerId } = this.#options;
     const depth = this.depth;
     if (depth >= limit || (depth > 0 && this.#bytes + frame.length > byteLimit)) {
-      return Promise.reject(
-        new RadioError('QUEUE_FULL', `write queue of peer ${peerId} is full (${depth} frames, ${this.#bytes} bytes)`, {
-          peerId,
-          depth,
-          bytes: this.#bytes,
-          limit,
-          byteLimit,
-        }),
-      );
+      return Promise.reject(queueFull(peerId, depth, this.#bytes, limit, byteLimit));
     }
     return new Promise<void>((resolve, reject) => {
       this.#waiting.push({ frame, resolve, reject, settled: false });
@@ -80,36 +86,45 @@ export class PeerWriteQueue {
   fail(err: RadioError): void {
     if (this.#failure !== undefined) return;
     this.#failure = err;
-    const pending = this.#inFlight === undefined ? [...this.#waiting] : [this.#inFlight, ...this.#waiting];
+    const pending = [...this.#inFlight, ...this.#waiting];
     this.#waiting.length = 0;
-    this.#inFlight = undefined;
+    this.#inFlight = [];
     this.#bytes = 0;
     for (const job of pending) this.#settle(job, err);
   }
 
   #pump(): void {
-    if (this.#inFlight !== undefined || this.#failure !== undefined) return;
-    const job = this.#waiting.shift();
-    if (job === undefined) return;
-    this.#inFlight = job;
-    let attempt: Promise<void>;
+    if (this.#inFlight.length > 0 || this.#failure !== undefined || this.#waiting.length === 0) return;
+    const { write, writeMany } = this.#options;
+    let take = 1;
+    if (writeMany !== undefined) {
+      const cap = this.#options.writeManyBytes ?? 65_536;
+      let bytes = this.#waiting[0]!.frame.length;
+      while (take < this.#waiting.length && bytes + this.#waiting[take]!.frame.length <= cap) bytes += this.#waiting[take++]!.frame.length;
+    }
+    const jobs = this.#waiting.splice(0, take);
+    this.#inFlight = jobs;
+    let attempt: Promise<ReadonlyArray<unknown> | void>;
     try {
-      attempt = this.#options.write(job.frame);
+      attempt = jobs.length === 1 ? write(jobs[0]!.frame) : writeMany!(jobs.map((job) => job.frame));
     } catch (err) {
       attempt = Promise.reject(err);
     }
     attempt.then(
-      () => this.#finish(job),
-      (err: unknown) => this.#finish(job, err),
+      (outcomes) => this.#finish(jobs, undefined, outcomes),
+      (err: unknown) => this.#finish(jobs, err),
     );
   }
 
-  #finish(job: Job, err?: unknown): void {
-    // A job failed by `fail()` was already settled and removed; its late outcome changes nothing.
-    if (this.#inFlight !== job) return;
-    this.#inFlight = undefined;
-    this.#bytes -= job.frame.length;
-    this.#settle(job, err);
+  #finish(jobs: Job[], err?: unknown, outcomes?: ReadonlyArray<unknown> | void): void {
+    // Jobs failed by `fail()` were already settled and removed; their write's late outcome changes nothing.
+    if (this.#inFlight !== jobs) return;
+    this.#inFlight = [];
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i]!;
+      this.#bytes -= job.frame.length;
+      this.#settle(job, err ?? (outcomes ? outcomes[i] : undefined));
+    }
     this.#pump();
   }
 
@@ -118,5 +133,22 @@ export class PeerWriteQueue {
     job.settled = true;
     if (err === undefined) job.resolve();
     else job.reject(err);
+  }
+}
+
+/** The refusal of a full queue, without a stack (see the header). */
+function queueFull(peerId: string, depth: number, bytes: number, limit: number, byteLimit: number): RadioError {
+  const stackLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new RadioError('QUEUE_FULL', `write queue of peer ${peerId} is full (${depth} frames, ${bytes} bytes)`, {
+      peerId,
+      depth,
+      bytes,
+      limit,
+      byteLimit,
+    });
+  } finally {
+    Error.stackTraceLimit = stackLimit;
   }
 }

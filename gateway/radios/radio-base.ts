@@ -73,6 +73,13 @@ export abstract class RadioBase extends TypedEmitter<RadioEvents> implements Rad
   protected abstract doClose(): Promise<void>;
   /** Writes one whole frame to a connected peer; called one frame at a time per peer. */
   protected abstract writeFrame(peerId: string, frame: Uint8Array): Promise<void>;
+  /**
+   * Optional: writes the frames that queued up behind the last write as one link write, in order (a serial line:
+   * one port write and one drain for all of them). Called instead of `writeFrame` when more than one frame waits.
+   * Rejects when the write failed (all its frames fail); may resolve with one entry per frame, the error of a frame
+   * it refused by itself (undefined: written).
+   */
+  protected writeFrames?(peerId: string, frames: Uint8Array[]): Promise<ReadonlyArray<unknown> | void>;
 
   /** The largest frame this peer can carry now; radios narrow it (BLE: 512 fragments at the peer's MTU). */
   protected maxFrameBytes(_peer: RadioPeer): number {
@@ -184,6 +191,7 @@ export abstract class RadioBase extends TypedEmitter<RadioEvents> implements Rad
       limit: this.#options.queueLimit,
       byteLimit: this.#options.queueByteLimit,
       write: (frame) => this.#write(info.id, frame),
+      ...(this.writeFrames !== undefined ? { writeMany: (frames: Uint8Array[]) => this.#writeMany(info.id, frames) } : {}),
     });
     this.#peers.set(info.id, { peer, queue });
     this.#emitPeer(peer, 'up');
@@ -298,14 +306,38 @@ export abstract class RadioBase extends TypedEmitter<RadioEvents> implements Rad
       await this.writeFrame(peerId, frame);
     } catch (err) {
       this.#counters.writeErrors += 1;
-      if (err instanceof RadioError) throw err;
-      throw new RadioError('WRITE_FAILED', `write to peer ${peerId} failed: ${err instanceof Error ? err.message : String(err)}`, {
-        radioId: this.id,
-        peerId,
-      }, { cause: err });
+      throw this.#writeError(peerId, err);
     }
     this.#counters.framesOut += 1;
     this.#counters.bytesOut += frame.length;
+  }
+
+  async #writeMany(peerId: string, frames: Uint8Array[]): Promise<unknown[]> {
+    let outcomes: ReadonlyArray<unknown> | void;
+    try {
+      outcomes = await this.writeFrames!(peerId, frames);
+    } catch (err) {
+      this.#counters.writeErrors += frames.length;
+      throw this.#writeError(peerId, err);
+    }
+    return frames.map((frame, i) => {
+      const err = outcomes ? outcomes[i] : undefined;
+      if (err !== undefined) {
+        this.#counters.writeErrors += 1;
+        return this.#writeError(peerId, err);
+      }
+      this.#counters.framesOut += 1;
+      this.#counters.bytesOut += frame.length;
+      return undefined;
+    });
+  }
+
+  #writeError(peerId: string, err: unknown): RadioError {
+    if (err instanceof RadioError) return err;
+    return new RadioError('WRITE_FAILED', `write to peer ${peerId} failed: ${err instanceof Error ? err.message : String(err)}`, {
+      radioId: this.id,
+      peerId,
+    }, { cause: err });
   }
 
   #snapshot(record: PeerRecord): RadioPeer {

@@ -98,4 +98,103 @@ describe('gateway/radios PeerWriteQueue', () => {
     assert.equal(await code(queue.push(Uint8Array.of(1))), 'Error: sync throw');
     assert.equal(queue.depth, 0);
   });
+
+  describe('with writeMany (a link that takes several frames in one write)', () => {
+    interface Batch {
+      frames: number[];
+      done: (outcomes?: unknown[]) => void;
+      fail: (err: Error) => void;
+    }
+    function batchedQueue(limit: number, writeManyBytes?: number): { queue: PeerWriteQueue; singles: Gate[]; batches: Batch[] } {
+      const singles: Gate[] = [];
+      const batches: Batch[] = [];
+      const queue = new PeerWriteQueue({
+        peerId: 'p1',
+        limit,
+        byteLimit: 1 << 20,
+        write: (frame) => new Promise<void>((done, fail) => singles.push({ frame, done, fail })),
+        writeMany: (frames) => new Promise((done, fail) => batches.push({ frames: frames.map((f) => f[0]!), done: (o) => done(o), fail })),
+        ...(writeManyBytes !== undefined ? { writeManyBytes } : {}),
+      });
+      return { queue, singles, batches };
+    }
+
+    it('hands everything that waited behind a write to one writeMany, in order, each frame settling with it', async () => {
+      const { queue, singles, batches } = batchedQueue(8);
+      const done: number[] = [];
+      const all = [1, 2, 3, 4].map((n) => queue.push(Uint8Array.of(n)).then(() => done.push(n)));
+      await tick();
+      assert.equal(singles.length, 1, 'the first frame goes alone');
+      assert.equal(batches.length, 0, 'nothing else while it is written');
+      singles[0]!.done();
+      await tick();
+      assert.deepEqual(batches.map((b) => b.frames), [[2, 3, 4]]);
+      assert.equal(queue.depth, 3, 'a batch in flight still counts against the limit');
+      batches[0]!.done();
+      await Promise.all(all);
+      assert.deepEqual(done, [1, 2, 3, 4]);
+      assert.equal(queue.depth, 0);
+      assert.equal(queue.bytes, 0);
+    });
+
+    it('fails every frame of a failed writeMany, and only the refused one when it reports per frame', async () => {
+      const { queue, singles, batches } = batchedQueue(8);
+      void queue.push(Uint8Array.of(1));
+      const a = [2, 3].map((n) => code(queue.push(Uint8Array.of(n))));
+      await tick();
+      singles[0]!.done();
+      await tick();
+      batches[0]!.fail(new RadioError('WRITE_FAILED', 'line gone'));
+      assert.deepEqual(await Promise.all(a), ['WRITE_FAILED', 'WRITE_FAILED']);
+
+      void queue.push(Uint8Array.of(4));
+      const b = [5, 6, 7].map((n) => code(queue.push(Uint8Array.of(n))));
+      await tick();
+      singles[1]!.done();
+      await tick();
+      batches[1]!.done([undefined, new RadioError('FRAME_TOO_LARGE', 'too big for the device'), undefined]);
+      assert.deepEqual(await Promise.all(b), ['ok', 'FRAME_TOO_LARGE', 'ok']);
+    });
+
+    it('takes at most writeManyBytes in one write (always one frame), the rest in the next', async () => {
+      const { queue, singles, batches } = batchedQueue(8, 2);
+      void queue.push(Uint8Array.of(1));
+      const rest = [2, 3, 4].map((n) => queue.push(Uint8Array.of(n)));
+      await tick();
+      singles[0]!.done();
+      await tick();
+      assert.deepEqual(batches.map((b) => b.frames), [[2, 3]]);
+      batches[0]!.done();
+      await tick();
+      assert.equal(singles.length, 2, 'the one frame left goes through write');
+      assert.equal(singles[1]!.frame[0], 4);
+      singles[1]!.done();
+      await Promise.all(rest);
+    });
+
+    it('fail() rejects a batch in flight and ignores its late outcome', async () => {
+      const { queue, singles, batches } = batchedQueue(8);
+      void queue.push(Uint8Array.of(1)).catch(() => undefined);
+      const waiting = [2, 3].map((n) => code(queue.push(Uint8Array.of(n))));
+      await tick();
+      singles[0]!.done();
+      await tick();
+      queue.fail(new RadioError('PEER_LOST', 'gone'));
+      batches[0]!.done();
+      assert.deepEqual(await Promise.all(waiting), ['PEER_LOST', 'PEER_LOST']);
+      assert.equal(queue.depth, 0);
+    });
+  });
+
+  it('QUEUE_FULL is still a coded RadioError with its facts, only without a stack', async () => {
+    const { queue } = gatedQueue(1);
+    void queue.push(Uint8Array.of(1));
+    const err = await queue.push(Uint8Array.of(2)).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof RadioError);
+    assert.equal(err.code, 'QUEUE_FULL');
+    assert.match(err.message, /write queue of peer p1 is full \(1 frames, 1 bytes\)/);
+    assert.deepEqual(err.details, { peerId: 'p1', depth: 1, bytes: 1, limit: 1, byteLimit: 1 << 20 });
+    assert.ok(!String(err.stack).includes('peer-write-queue'), 'no stack frames');
+    assert.ok(Error.stackTraceLimit > 0, 'the global stack limit is restored');
+  });
 });

@@ -92,6 +92,26 @@ describe('gateway/radios SerialRadio (binding-mock)', () => {
     assert.equal(await got, 'off1q8llllllllllllllllllllllllllllllluvweh4p', 'frames carry the peer address');
   });
 
+  it('writes a burst of frames in order, those queued behind a write in one port write, each send resolving', async () => {
+    const { radio, ports, written } = setup();
+    await radio.open();
+    await peerConnected(radio, radio.peerId);
+    const port = ports.at(-1)!;
+    let portWrites = 0;
+    const write = port.write.bind(port) as (...args: unknown[]) => boolean;
+    (port as unknown as { write: (...args: unknown[]) => boolean }).write = (...args) => {
+      portWrites += 1;
+      return write(...args);
+    };
+    const frames = Array.from({ length: 20 }, (_, i) => frameOf(`ack ${i}`));
+    await Promise.all(frames.map((f) => radio.send(radio.peerId, f)));
+    const data = written().filter((f) => f.type === SerialFrameType.DATA);
+    assert.deepEqual(data.map((f) => hexOf(f.payload)), frames.map(hexOf), 'every frame once, in order');
+    assert.equal(portWrites, 2, 'the first frame alone, the 19 queued behind it in one write');
+    assert.equal(radio.status().counters?.framesOut, 20);
+    assert.equal(radio.status().counters?.writeErrors, 0);
+  });
+
   it('delivers frames through line noise and reads split anywhere, counting what it dropped', async () => {
     const { radio, device } = setup();
     await radio.open();
