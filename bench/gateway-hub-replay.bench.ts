@@ -11,6 +11,7 @@
  * `node dist/bench/gateway-hub-replay.bench.js`.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { runWhenMain } from './child-ipc';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -146,12 +147,4 @@ export async function benchHubReplay(messages = Number(process.env.BENCH_REPLAY_
   }
 }
 
-if (require.main === module) {
-  benchHubReplay().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, benchHubReplay);

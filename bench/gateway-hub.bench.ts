@@ -10,6 +10,7 @@
  * `node dist/bench/gateway-hub.bench.js`.
  */
 import { fork } from 'node:child_process';
+import { runWhenMain } from './child-ipc';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -247,12 +248,4 @@ export async function benchRadioToHub(options: RadioToHubOptions = {}): Promise<
   }
 }
 
-if (require.main === module) {
-  benchRadioToHub().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, benchRadioToHub);

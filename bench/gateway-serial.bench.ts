@@ -32,6 +32,7 @@ import { createMessage } from '../lib/mesh/message';
 import { MessageId } from '../lib/mesh/message-id';
 import { encodeSerialFrame, encodeSerialHello, SerialDeframer, SerialFrameType } from '../lib/mesh/serial-framing';
 import { packUnits } from './gateway-bench-radio';
+import { asker, runWhenMain, type Ask } from './child-ipc';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
 
 export interface SerialBenchOptions {
@@ -76,20 +77,6 @@ interface GwStats {
   radios: RadioStatus[];
 }
 
-type Ask = <T>(type: string, extra?: Record<string, unknown>) => Promise<T>;
-
-function asker(child: ChildProcess): Ask {
-  return <T>(type: string, extra: Record<string, unknown> = {}) =>
-    new Promise<T>((resolve) => {
-      const on = (m: { type: string }): void => {
-        if (m.type !== type) return;
-        child.off('message', on);
-        resolve(m as T);
-      };
-      child.on('message', on);
-      if (type !== 'ready') child.send({ type, ...extra });
-    });
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -342,12 +329,4 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
   }
 }
 
-if (require.main === module) {
-  benchSerialRadio().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, benchSerialRadio);

@@ -30,6 +30,7 @@ import { encodeFrame } from '../lib/mesh/frame';
 import { createMessage } from '../lib/mesh/message';
 import { MessageId } from '../lib/mesh/message-id';
 import { packUnits } from './gateway-bench-radio';
+import { asker } from './child-ipc';
 import { benchRadioToHub } from './gateway-hub.bench';
 import { benchHubReplay } from './gateway-hub-replay.bench';
 import { benchSerialRadio } from './gateway-serial.bench';
@@ -94,18 +95,6 @@ function mb(bytes: number): string {
   return (bytes / 1048576).toFixed(1);
 }
 
-function asker(child: ChildProcess): <T>(type: string, extra?: Record<string, unknown>) => Promise<T> {
-  return <T>(type: string, extra: Record<string, unknown> = {}) =>
-    new Promise<T>((resolve) => {
-      const on = (m: { type: string }): void => {
-        if (m.type !== type) return;
-        child.off('message', on);
-        resolve(m as T);
-      };
-      child.on('message', on);
-      if (type !== 'ready') child.send({ type, ...extra });
-    });
-}
 
 async function baseline(url: string): Promise<number> {
   const base = mqtt.connect(url, { protocolVersion: 4 });

@@ -19,7 +19,7 @@
 import type { InboundFrame, Uplink } from './envelope';
 import { HubError } from './errors';
 import { FrameContext, HANDLERS, handleUnknown, STORE_FREE_EVENTS, type ReceiveServices } from './handlers';
-import { id } from './json';
+import { frameEvent } from './handlers/unknown';
 import type { ParsedFrame } from './parse-frame';
 import type { Queue } from '../store';
 
@@ -208,16 +208,7 @@ export class ReceivePipeline {
     ctx.later(() => {
       if (frame.chatId && frame.event !== 'message.error') services.gate.open(frame.chatId);
       if (!services.listens('frame')) return;
-      services.emit('frame', {
-        event: frame.event,
-        chatId: frame.chatId,
-        messageId: id(frame.payload.message_id),
-        payload: frame.payload,
-        envelope: frame.envelope,
-        seq: frame.seq,
-        dseq: frame.dseq,
-        replay,
-      });
+      services.emit('frame', frameEvent(frame, replay));
     });
   }
 
