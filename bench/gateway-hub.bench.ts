@@ -131,7 +131,9 @@ export async function benchRadioToHub(options: RadioToHubOptions = {}): Promise<
         gateway: { id: 'bench', state_dir: path.join(dir, 'state'), store_sync: options.storeSync ?? 'full' },
         log: { level: 'silent' },
         radios,
-        mesh: { forward: false },
+        // `ahead` messages are kept outstanding by peers that do not retry: admission control must not turn any
+        // away here (bench:gateway's saturation run measures it).
+        mesh: { forward: false, max_pending_deliveries: 100_000 },
         mqtt: { enabled: false },
         http: { enabled: false },
         hub: { enabled: true, url: hub.url, token: GATEWAY.token, user_id: GATEWAY.id, mesh_to_hub: [{ chat_id: CHAT, label: 'none' }] },

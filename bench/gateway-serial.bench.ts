@@ -99,6 +99,10 @@ async function startGateway(dir: string, url: string, mode: 'remote' | 'config',
     YAML.stringify({
       gateway: { id: `bench-${mode}`, state_dir: path.join(dir, `state-${mode}`), store_sync: process.env.BENCH_STORE_SYNC ?? 'full' },
       log: { level: 'warn' },
+      // This bench measures the path of each message and keeps its own window (BENCH_SERIAL_AHEAD plus a batch);
+      // its drivers do not play senders that retry, so admission control must not turn anything away here. That
+      // bound is measured by bench:gateway's saturation run.
+      mesh: { max_pending_deliveries: 100_000 },
       radios,
       mqtt: { url, version: 'auto', inflight: 256 },
       http: { enabled: false },
