@@ -98,7 +98,8 @@ void runGateway({
     pendingNow = () => gateway.router.pendingDeliveryCount;
     // Frames turned away by admission control go back to the driver, which plays their senders and retries them.
     let busy: string[] = [];
-    gateway.bus.on('frameRejected', pendingNow, (e) => {
+    const busyReporter = {};
+    gateway.bus.on('frameRejected', busyReporter, (e) => {
       if (e.code !== 'GATEWAY_BUSY' || e.messageId === undefined) return;
       if (busy.length === 0) setImmediate(() => {
         process.send!({ type: 'busy', ids: busy });

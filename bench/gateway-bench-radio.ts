@@ -10,7 +10,9 @@
  * radio's own I/O, like a BLE notification or a serial read).
  */
 import { fragmentSizeForMtu } from '../lib/mesh/ble-fragment';
-import { decodeFrameWithFormat } from '../lib/mesh/frame';
+import { decodeFrameWithFormat, encodeFrame, type FrameFormat } from '../lib/mesh/frame';
+import { createMessage } from '../lib/mesh/message';
+import { MessageId } from '../lib/mesh/message-id';
 import { ackTarget, isAck } from '../lib/mesh/ack';
 import { FragmentLink } from '../gateway/radios/fragment-link';
 import { identityFromSeed } from '../gateway/radios/mesh-identity';
@@ -26,6 +28,25 @@ export interface RemotePeer {
 /** The peers of radio `radioId`, with the addresses the simulated radio would give them (same seeds). */
 export function remotePeers(radioId: string, peers: Array<{ id: string; wire_versions: number[] }>): RemotePeer[] {
   return peers.map((p) => ({ id: p.id, address: identityFromSeed(`clawling-sim:${radioId}:${p.id}`).address, wireVersions: [...p.wire_versions] }));
+}
+
+/** One sensor reading from `sender` to the gateway, as the gateway benches' peers send it, encoded. */
+export function benchFrame(sender: string, recipient: string, content: string, format: FrameFormat, id = MessageId.random()): Uint8Array {
+  return encodeFrame(
+    createMessage({
+      id,
+      sender,
+      recipient,
+      app_id: 'bench',
+      priority: 'medium',
+      ttl: 8,
+      hop_count: 0,
+      timestamp: BigInt(Date.now()),
+      content,
+      metadata: { room: 'kitchen', sensor: 'temperature' },
+    }),
+    format,
+  );
 }
 
 /** Packs units as `u16be length, bytes` for one IPC message. */

@@ -27,11 +27,9 @@ import type { RadioStatus } from '../gateway/radios/radio';
 import { deriveAddress } from '../lib/mesh/address';
 import { isAck } from '../lib/mesh/ack';
 import { fragmentSizeForMtu } from '../lib/mesh/ble-fragment';
-import { decodeFrame, encodeFrame } from '../lib/mesh/frame';
-import { createMessage } from '../lib/mesh/message';
-import { MessageId } from '../lib/mesh/message-id';
+import { decodeFrame } from '../lib/mesh/frame';
 import { encodeSerialFrame, encodeSerialHello, SerialDeframer, SerialFrameType } from '../lib/mesh/serial-framing';
-import { packUnits } from './gateway-bench-radio';
+import { benchFrame, packUnits } from './gateway-bench-radio';
 import { asker, runWhenMain, type Ask } from './child-ipc';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
 
@@ -132,23 +130,7 @@ async function startGateway(dir: string, url: string, mode: 'remote' | 'config',
   };
 }
 
-function message(sender: string, recipient: string, content: string): Uint8Array {
-  return encodeFrame(
-    createMessage({
-      id: MessageId.random(),
-      sender,
-      recipient,
-      app_id: 'bench',
-      priority: 'medium',
-      ttl: 8,
-      hop_count: 0,
-      timestamp: BigInt(Date.now()),
-      content,
-      metadata: { room: 'kitchen', sensor: 'temperature' },
-    }),
-    'binary',
-  );
-}
+const message = (sender: string, recipient: string, content: string): Uint8Array => benchFrame(sender, recipient, content, 'binary');
 
 const contentOf = (i: number): string => `load ${i} ${'x'.repeat(120)}`;
 

@@ -26,10 +26,8 @@ import mqtt from 'mqtt';
 import YAML from 'yaml';
 import { FragmentLink } from '../gateway/radios/fragment-link';
 import { fragmentSizeForMtu } from '../lib/mesh/ble-fragment';
-import { encodeFrame } from '../lib/mesh/frame';
-import { createMessage } from '../lib/mesh/message';
 import { MessageId } from '../lib/mesh/message-id';
-import { packUnits } from './gateway-bench-radio';
+import { benchFrame, packUnits } from './gateway-bench-radio';
 import { asker } from './child-ipc';
 import { benchRadioToHub } from './gateway-hub.bench';
 import { benchHubReplay } from './gateway-hub-replay.bench';
@@ -185,21 +183,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   const fragmentSize = fragmentSizeForMtu(undefined);
 
   const encode = (peer: number, content: string, id = MessageId.random()): Uint8Array =>
-    encodeFrame(
-      createMessage({
-        id,
-        sender: peers[peer]!.address,
-        recipient: address,
-        app_id: 'bench',
-        priority: 'medium',
-        ttl: 8,
-        hop_count: 0,
-        timestamp: BigInt(Date.now()),
-        content,
-        metadata: { room: 'kitchen', sensor: 'temperature' },
-      }),
-      peers[peer]!.binary ? 'binary' : 'json',
-    );
+    benchFrame(peers[peer]!.address, address, content, peers[peer]!.binary ? 'binary' : 'json', id);
   // The peer's work, done here: remote peers get BLE fragments, in-process peers whole frames (they fragment).
   const packet = (peer: number, frames: Uint8Array[]): Record<string, unknown> =>
     mode === 'remote'
