@@ -21,9 +21,9 @@ import { ackTarget, isAck } from '../lib/mesh/ack';
 import { encodeFrame } from '../lib/mesh/frame';
 import { createMessage } from '../lib/mesh/message';
 import { MessageId } from '../lib/mesh/message-id';
-import { loadConfig } from '../gateway/config/load-config';
+import { loadConfig } from '../gateway/load-config';
 import { loadExtensionSchemas } from '../gateway/extensions/index';
-import type { HubBridge } from '../gateway/extensions/hub-bridge';
+import type { HubBridge } from '../gateway/extensions/hub-bridge/hub-bridge';
 import { Gateway } from '../gateway/gateway';
 import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
 

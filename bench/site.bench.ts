@@ -13,8 +13,8 @@
 import fs from 'node:fs';
 import mqtt from 'mqtt';
 import { startDevHub, type DevHub } from '../devhub';
-import type { HubBridge } from '../gateway/extensions/hub-bridge';
-import { hubMessageIdFor } from '../gateway/hub/message-ids';
+import type { HubBridge } from '../gateway/extensions/hub-bridge/hub-bridge';
+import { hubMessageIdFor } from '../gateway/extensions/hub-bridge/message-ids';
 import { createMessage, type MeshMessage } from '../lib/mesh/message';
 import { MessageId } from '../lib/mesh/message-id';
 import { Recorder, eventually } from '../test/gateway/support/broker';

@@ -8,7 +8,7 @@
  * every start. `--strict` makes a radio that is not ready fail the check too.
  */
 import { loadSqliteDriver } from '../lib/store';
-import type { GatewayConfig } from './config/types';
+import type { GatewayConfig } from './gateway-config';
 import { checkRadioReadiness, formatReadiness, type RadioReadiness, type ReadinessProbes } from './radios/readiness';
 import { resolveRadioConfig } from './radios/radio-config';
 import { MEMORY_OPT_IN, storeRefusal } from './store-choice';

@@ -3,18 +3,21 @@
  * `start()` that subscribes and opens what it needs, `stop()` that releases it and detaches its bus listeners.
  * Extensions know the bus, the mesh API and the shared MQTT connection, never each other.
  *
- * A module under `gateway/extensions/` exports `createExtension(context)` and, when it brings its own section of
- * the configuration, `configSchema` (see `extensions/index.ts`).
+ * Each extension is a folder under `gateway/extensions/` whose `index.ts` exports `createExtension(context)` and, when
+ * it brings its own section of the configuration, `configSchema` and `checkConfig` (see `extensions/index.ts`).
  */
 import type { Logger } from 'pino';
 import type { Store } from '../lib/store';
 import type { EventBus } from './bus';
-import type { GatewayConfig } from './config/types';
+import type { GatewayConfig } from './gateway-config';
 import type { Metrics } from './metrics';
 import type { MqttConnection } from './mqtt/connection';
 import type { Topics } from './mqtt/topics';
 import type { Clock } from '../lib/clock';
 import type { MeshApi } from './router';
+import type { GatewayInfo } from './gateway-info';
+
+export type { GatewayInfo } from './gateway-info';
 
 export interface QueueDepth {
   depth: number;
@@ -80,15 +83,6 @@ export class SiteBoard {
   }
 }
 
-export interface GatewayInfo {
-  /** The short id in topics and Home Assistant (config `gateway.id`, default the address). */
-  id: string;
-  name: string;
-  address: string;
-  version: string;
-  startedAt: number;
-}
-
 export interface ExtensionContext {
   config: GatewayConfig;
   info: GatewayInfo;
@@ -136,4 +130,5 @@ export abstract class Extension {
   }
 }
 
-export type ExtensionFactory = (context: ExtensionContext) => Extension;
+/** An extension folder's `index.ts` loads the implementation only when the gateway creates the extension. */
+export type ExtensionFactory = (context: ExtensionContext) => Extension | Promise<Extension>;

@@ -12,10 +12,10 @@ import type { Logger } from 'pino';
 import { backgroundClock, type Clock } from '../lib/clock';
 import type { Store } from '../lib/store';
 import { EventBus } from './bus';
-import type { GatewayConfig } from './config/types';
+import type { GatewayConfig } from './gateway-config';
 import { GatewayError } from './errors';
 import { QueueRegistry, SiteBoard, type Extension, type ExtensionContext, type GatewayInfo, type GatewaySnapshot } from './extension';
-import { EXTENSIONS, loadExtensionModule } from './extensions/index';
+import { EXTENSIONS, factoryOf, loadExtensionModule } from './extensions/index';
 import { loadOrCreateIdentity, type GatewayIdentity } from './identity';
 import { child, silentLogger } from './logger';
 import { Metrics } from './metrics';
@@ -25,7 +25,7 @@ import { createRadio } from './radios/index';
 import type { Radio } from './radios/radio';
 import { MeshRouter } from './router';
 import { openGatewayStore } from './store-choice';
-import type { MqttBridge } from './extensions/mqtt-bridge';
+import type { MqttBridge } from './extensions/mqtt-bridge/mqtt-bridge';
 
 export { STORE_FILE } from './store-choice';
 
@@ -202,7 +202,7 @@ export class Gateway {
         if (!mod) {
           throw new GatewayError('EXTENSION_MISSING', `${entry.section ?? entry.name}.enabled is true but the ${entry.name} extension is not part of this build`);
         }
-        this.extensions.push(mod.createExtension(this.contextFor(entry.name)));
+        this.extensions.push(await factoryOf(entry, mod)(this.contextFor(entry.name)));
       }
 
       this.routerValue.start();

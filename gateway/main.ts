@@ -4,7 +4,7 @@
  * and calls `runGateway`; tests call it the same way in a child process.
  */
 import type { Writable } from 'node:stream';
-import { loadConfig, type LoadedConfig } from './config/load-config';
+import { loadConfig, type LoadedConfig } from './load-config';
 import { collectSecrets } from './config/redact';
 import { loadExtensionSchemas } from './extensions/index';
 import { Gateway } from './gateway';

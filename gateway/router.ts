@@ -25,7 +25,7 @@ import { isSenderVerified } from '../lib/mesh/sender-verified';
 import { WireCapabilities } from '../lib/mesh/wire-capabilities';
 import type { Transport } from '../lib/mesh/transport';
 import type { DeliveryClaims, EventBus, MeshAckEvent, Reception } from './bus';
-import type { GatewayConfig } from './config/types';
+import type { CoreConfig } from './config/types';
 import { GatewayError } from './errors';
 import { idText } from './mesh-id-text';
 import type { Clock } from '../lib/clock';
@@ -59,7 +59,7 @@ export interface RouterOptions {
   logger: Logger;
   metrics: Metrics;
   clock: Clock;
-  mesh: GatewayConfig['mesh'];
+  mesh: CoreConfig['mesh'];
   random?: () => number;
 }
 

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { MEMORY, openStore, type Store } from '../lib/store';
-import type { GatewayConfig } from './config/types';
+import type { CoreConfig } from './config/types';
 import { GatewayError } from './errors';
 
 export const STORE_FILE = 'gateway.db';
@@ -20,7 +20,7 @@ export const MEMORY_OPT_IN =
   'to run without a durable outbox instead (queued messages are lost on restart), set gateway.store: memory (or CLAWLING_GATEWAY_STORE=memory)';
 
 /** Throws `GatewayError` `STORE_DRIVER` (with the store's own code in `details.store_code`) when sqlite cannot load. */
-export function openGatewayStore(config: GatewayConfig, logger: Logger): Store {
+export function openGatewayStore(config: CoreConfig, logger: Logger): Store {
   if (config.gateway.store === 'memory') {
     logger.warn('gateway.store is memory: the outbox and queues live in memory and are lost on restart');
     return openStore(MEMORY);

@@ -3,14 +3,12 @@
  * each setting's type, default and description: `loadConfig` fills defaults from it, `--print-config` shows its
  * result, the `CLAWLING_*` environment mapping walks it, and secrets are the properties marked `writeOnly`.
  *
- * Sections of optional extensions (`hub`) are open here; an extension module that exports `configSchema` has its
+ * Sections of optional extensions (`hub`) are open here; an extension whose index exports `configSchema` has its
  * schema put in place of the open one before validation, so that it plugs in without an edit to this file.
  */
 
 import { PRIORITIES } from '../../lib/mesh/enums';
 import { DEFAULT_TTL } from '../../lib/mesh/message';
-import { DEVICES_CONFIG_SCHEMA, NODES_CONFIG_SCHEMA } from '../nodes/config-schema';
-import { RADIO_CONFIG_SCHEMA } from '../radios/radio-config';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -21,7 +19,11 @@ const nullableString = (description: string, extra: JsonSchema = {}): JsonSchema
   ...extra,
 });
 
-export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
+/**
+ * The sections the gateway's core owns (gateway, log, mesh, mqtt, http, and the open `hub` placeholder). The radios
+ * and the mesh nodes bring their own sections; `gateway/gateway-config.ts` puts the whole schema together.
+ */
+export const CORE_CONFIG_SCHEMA: JsonSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'clawling gateway configuration',
   type: 'object',
@@ -62,13 +64,6 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
       properties: {
         level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
       },
-    },
-    radios: {
-      type: 'array',
-      default: [],
-      description: 'The radios to open; options beside id and kind belong to the radio kind (docs/gateway.md).',
-      // The radios helper owns the options of each kind (gateway/radios/radio-config.ts).
-      items: RADIO_CONFIG_SCHEMA as unknown as JsonSchema,
     },
     mesh: {
       type: 'object',
@@ -192,8 +187,6 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
         },
       },
     },
-    nodes: NODES_CONFIG_SCHEMA,
-    devices: DEVICES_CONFIG_SCHEMA,
     http: {
       type: 'object',
       default: {},
@@ -215,7 +208,7 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
     hub: {
       type: 'object',
       default: {},
-      description: 'The hub bridge (gateway/extensions/hub-bridge.ts defines the rest of this section).',
+      description: 'The hub bridge (gateway/extensions/hub-bridge/config-schema.ts defines the rest of this section).',
       properties: { enabled: { type: 'boolean', default: false } },
     },
   },

@@ -1,12 +1,8 @@
-/** The resolved configuration: every default filled in, paths absolute, secrets read from their files. */
+/** The resolved configuration's core sections: every default filled in, paths absolute, secrets read from their files. */
 
 import type { Priority } from '../../lib/mesh/message';
-import type { DeviceMapping, NodesConfig } from '../nodes/types';
-import type { RadioConfig } from '../radios/radio-config';
-
-export type RadioSettings = RadioConfig;
-
-export interface GatewayConfig {
+/** The sections the core owns; `GatewayConfig` (gateway/gateway-config.ts) adds the radios' and the mesh nodes'. */
+export interface CoreConfig {
   gateway: {
     id: string | null;
     name: string;
@@ -17,7 +13,6 @@ export interface GatewayConfig {
     shutdown_timeout_ms: number;
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
-  radios: RadioSettings[];
   mesh: {
     dedup_max_entries: number;
     dedup_ttl_s: number;
@@ -67,8 +62,6 @@ export interface GatewayConfig {
     site: { id: string | null; topic: string | null; share_group: string | null; v311_owner: boolean };
     homeassistant: { enabled: boolean; discovery_prefix: string; status_topic: string };
   };
-  nodes: NodesConfig;
-  devices: DeviceMapping[];
   http: { enabled: boolean; host: string; port: number; recent_messages: number; health_mqtt_down_ms: number };
   hub: { enabled: boolean; [option: string]: unknown };
 }

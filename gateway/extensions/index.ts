@@ -1,53 +1,53 @@
 /**
- * The extension table, in start order (stop runs in reverse). Modules load lazily, so a gateway without MQTT never
- * loads mqtt.js, and an optional module that is not part of this build (the hub bridge before it lands, or a
+ * The extension table, in start order (stop runs in reverse). Each extension is a folder with an `index.ts` that
+ * exports its factory and, when it has a config section, `configSchema` and `checkConfig`; the index loads the
+ * implementation only when the gateway creates the extension, so a gateway without MQTT never loads mqtt.js and
+ * reading the schemas (every start, `--check`) stays cheap. An optional module that is not part of this build (a
  * trimmed install) is simply absent: it is an error only when its section is enabled.
  *
- * To add an extension: put `gateway/extensions/<name>.ts` exporting `createExtension(ctx)` (and `configSchema` when it
- * has its own config section) and list it here once. The hub bridge is listed already.
- *
- * An extension with a config section may name a small module that holds only its schema (`schema`): the config is
- * validated on every start, and loading the whole extension for that (the hub bridge brings the hub client, the
- * WebSocket library and the media code, about 6 MB of RSS) would cost memory on every gateway that leaves it off.
+ * To add an extension: put `gateway/extensions/<name>/index.ts` and list it here once. An extension imports no other
+ * extension (lint checks it); what two share lives below them (`gateway/mqtt/`, `gateway/mesh-nodes/`, the bus).
  */
-import type { GatewayConfig } from '../config/types';
+import type { GatewayConfig } from '../gateway-config';
 import type { JsonSchema } from '../config/schema';
 import type { ExtensionFactory } from '../extension';
 
 export interface ExtensionEntry {
   name: string;
-  /** Module path relative to this folder. */
+  /** The extension's folder, relative to this one. */
   module: string;
+  /** The factory's export name in the folder's index, when not `createExtension` (a folder holding two extensions). */
+  factory?: string;
   enabled(config: GatewayConfig): boolean;
   /** A config section the module's `configSchema` describes (replacing the open placeholder in schema.ts). */
   section?: string;
   /** Absent from this build is fine unless enabled. */
   optional?: boolean;
-  /** Where the section's schema lives without the rest of the extension: module (relative to this folder), export. */
-  schema?: { module: string; export: string };
 }
 
 export const EXTENSIONS: readonly ExtensionEntry[] = [
   { name: 'mqtt-bridge', module: './mqtt-bridge', enabled: (c) => c.mqtt.enabled },
   { name: 'site', module: './site', enabled: (c) => c.mqtt.enabled && c.mqtt.site.id !== null },
   { name: 'availability', module: './availability', enabled: (c) => c.mqtt.enabled },
-  { name: 'bridge-health', module: './bridge-health', enabled: (c) => c.mqtt.enabled },
-  { name: 'ha-discovery', module: './ha-discovery', enabled: (c) => c.mqtt.enabled && c.mqtt.homeassistant.enabled },
-  { name: 'ha-nodes', module: './ha-nodes', enabled: (c) => c.mqtt.enabled },
-  {
-    name: 'hub-bridge',
-    module: './hub-bridge',
-    section: 'hub',
-    optional: true,
-    schema: { module: '../hub/config-schema', export: 'HUB_CONFIG_SCHEMA' },
-    enabled: (c) => c.hub.enabled === true,
-  },
-  { name: 'status-http', module: './status-http', enabled: (c) => c.http.enabled },
+  { name: 'bridge-health', module: './availability', factory: 'createBridgeHealth', enabled: (c) => c.mqtt.enabled },
+  { name: 'ha-discovery', module: './home-assistant', enabled: (c) => c.mqtt.enabled && c.mqtt.homeassistant.enabled },
+  { name: 'ha-nodes', module: './home-assistant', factory: 'createNodesExtension', enabled: (c) => c.mqtt.enabled },
+  { name: 'hub-bridge', module: './hub-bridge', section: 'hub', optional: true, enabled: (c) => c.hub.enabled === true },
+  { name: 'status-http', module: './status', enabled: (c) => c.http.enabled },
 ];
 
 export interface ExtensionModule {
-  createExtension: ExtensionFactory;
+  createExtension?: ExtensionFactory;
   configSchema?: JsonSchema;
+  checkConfig?: (config: GatewayConfig) => Array<{ path: string; problem: string }>;
+  [factory: string]: unknown;
+}
+
+/** The entry's factory from its loaded module. */
+export function factoryOf(entry: ExtensionEntry, mod: ExtensionModule): ExtensionFactory {
+  const factory = mod[entry.factory ?? 'createExtension'];
+  if (typeof factory !== 'function') throw new TypeError(`${entry.module} exports no ${entry.factory ?? 'createExtension'}`);
+  return factory as ExtensionFactory;
 }
 
 function isMissing(err: unknown, module: string): boolean {
@@ -72,18 +72,14 @@ export async function loadExtensionModule(entry: ExtensionEntry): Promise<Extens
 }
 
 /**
- * The config schemas optional extensions bring, by section (for `loadConfig`): from the schema module when the entry
- * names one, otherwise from the extension's `configSchema`. An optional extension absent from the build brings none.
+ * The config schemas the extensions bring, by section (for `loadConfig`), read from their light indexes. An optional
+ * extension absent from the build brings none.
  */
 export async function loadExtensionSchemas(): Promise<Record<string, JsonSchema>> {
   const out: Record<string, JsonSchema> = {};
   for (const entry of EXTENSIONS) {
     if (!entry.section) continue;
-    let schema: JsonSchema | undefined;
-    if (entry.schema) {
-      const mod = await importOptional<Record<string, JsonSchema | undefined>>(entry.schema.module, entry.optional);
-      schema = mod?.[entry.schema.export];
-    } else schema = (await loadExtensionModule(entry))?.configSchema;
+    const schema = (await loadExtensionModule(entry))?.configSchema;
     if (schema) out[entry.section] = schema;
   }
   return out;

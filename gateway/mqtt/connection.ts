@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { jitteredDelay } from '../../lib/backoff';
 import { systemClock, type Clock, type TimerHandle } from '../../lib/clock';
 import { GatewayError } from '../errors';
-import type { GatewayConfig } from '../config/types';
+import type { CoreConfig } from '../config/types';
 
 export interface ConnectionEvents {
   up: { protocolVersion: 4 | 5; sessionPresent: boolean };
@@ -37,7 +37,7 @@ const NOT_AUTHORISED = new Set([4, 5, 0x86, 0x87, 0x8c]);
 type Handler<K extends keyof ConnectionEvents> = (e: ConnectionEvents[K]) => void;
 
 export interface ConnectionOptions {
-  config: GatewayConfig['mqtt'];
+  config: CoreConfig['mqtt'];
   clientId: string;
   will: { topic: string; payload: string };
   logger: Logger;

@@ -6,8 +6,8 @@
  */
 import type { Clock } from '../../lib/clock';
 import type { MeshApi } from '../router';
-import type { GatewayConfig } from '../config/types';
-import type { GatewayInfo } from '../extension';
+import type { CoreConfig } from '../config/types';
+import type { GatewayInfo } from '../gateway-info';
 import type { Counter, Metrics } from '../metrics';
 import type { Logger } from 'pino';
 import type { MqttConnection } from './connection';
@@ -21,7 +21,7 @@ export interface ResultTarget {
 
 export interface SendHandlerContext {
   connection: MqttConnection;
-  config: GatewayConfig;
+  config: CoreConfig;
   info: GatewayInfo;
   mesh: MeshApi;
   clock: Clock;

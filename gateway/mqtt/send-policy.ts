@@ -9,10 +9,10 @@ import { isAddress } from '../../lib/mesh/address';
 import { isGatedControlContent, isInternalContent } from '../../lib/mesh/control-prefixes';
 import { priorityCode } from '../../lib/mesh/enums';
 import { DEFAULT_TTL, type MeshMessage, type Priority } from '../../lib/mesh/message';
-import type { GatewayConfig } from '../config/types';
+import type { CoreConfig } from '../config/types';
 import { GatewayError } from '../errors';
 
-export type SendPolicySettings = GatewayConfig['mqtt']['send_policy'];
+export type SendPolicySettings = CoreConfig['mqtt']['send_policy'];
 
 /** The kinds of protocol content an application never writes unless the policy says so. */
 export const RESERVED_CLASSES = Object.freeze(['control', 'sealed', 'file_chunk'] as const);

@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describeNativeLoadFailure, installingFolder, projectFolder, remedyCommand } from '../../lib/store/native-module';
 import type { ResolvedRadioConfig, ResolvedSerialConfig, ResolvedBleConfig } from './radio-config';
-import { listSerialPorts, portMatches } from './serial-port-list';
-import type { SerialBackend } from './serial-backend';
+import { listSerialPorts, portMatches } from './serial/serial-port-list';
+import type { SerialBackend } from './serial/serial-backend';
 
 export type ReadinessCode =
   | 'PACKAGE_MISSING'

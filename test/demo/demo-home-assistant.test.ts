@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { loadConfig } from '../../gateway/config/load-config';
+import { loadConfig } from '../../gateway/load-config';
 import { Gateway } from '../../gateway/gateway';
 import type { SimulatedRadio } from '../../gateway/radios';
 import { createMessage } from '../../lib/mesh/message';

@@ -3,7 +3,7 @@ import { addressFromHash } from '../../../lib/mesh/address';
 import { composeMessage } from '../../../lib/mesh/composer';
 import { INTERNAL_PREFIXES } from '../../../lib/mesh/control-prefixes';
 import type { MeshMessage } from '../../../lib/mesh/message';
-import { loadConfig } from '../../../gateway/config/load-config';
+import { loadConfig } from '../../../gateway/load-config';
 import { GatewayError } from '../../../gateway/errors';
 import { reservedClassOf, SendPolicy, sharedSendPolicy, type SendPolicySettings } from '../../../gateway/mqtt/send-policy';
 import { parseSendRequest } from '../../../gateway/mqtt/send-request';

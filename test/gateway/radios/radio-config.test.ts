@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import Ajv from 'ajv';
 import { RADIO_CONFIG_SCHEMA, RADIO_SETTINGS, resolveRadioConfig, type RadioConfig } from '../../../gateway/radios/radio-config';
-import { loadConfig } from '../../../gateway/config/load-config';
+import { loadConfig } from '../../../gateway/load-config';
 import { RadioError } from '../../../gateway/radios/radio';
 
 function problem(config: unknown): string | undefined {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { SerialPortMock } from 'serialport';
 import { createRadio } from '../../../gateway/radios';
-import type { SerialBackend } from '../../../gateway/radios/serial-backend';
-import type { SimulatedRadio } from '../../../gateway/radios/simulated-radio';
+import type { SerialBackend } from '../../../gateway/radios/serial/serial-backend';
+import type { SimulatedRadio } from '../../../gateway/radios/simulated/simulated-radio';
 import { encodeSerialFrame, SerialDeframer, SerialFrameType } from '../../../lib/mesh/serial-framing';
 import { FakeNobleBinding, nobleOver } from './support/fake-noble-binding';
 import { ManualClock, settle } from './support/manual-clock';

@@ -9,7 +9,7 @@ import { MessageId } from '../../../lib/mesh/message-id';
 import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
 import { TypedEmitter } from '../../../lib/typed-emitter';
 import { EventBus } from '../../../gateway/bus';
-import { loadConfig } from '../../../gateway/config/load-config';
+import { loadConfig } from '../../../gateway/load-config';
 import { silentLogger } from '../../../gateway/logger';
 import { Metrics } from '../../../gateway/metrics';
 import { MeshRouter } from '../../../gateway/router';

@@ -1,7 +1,7 @@
 /** Gateway configurations for tests: the real loader (schema defaults, checks), loopback everything, no jitter. */
 import YAML from 'yaml';
-import { loadConfig } from '../../../gateway/config/load-config';
-import type { GatewayConfig } from '../../../gateway/config/types';
+import { loadConfig } from '../../../gateway/load-config';
+import type { GatewayConfig } from '../../../gateway/gateway-config';
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> | T[K] : T[K] };
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import mqtt from 'mqtt';
 import { identityFromSeed } from '../../../gateway/radios';
 import type { SimulatedRadio } from '../../../gateway/radios';
-import type { StatusHttp } from '../../../gateway/extensions/status-http';
+import type { StatusHttp } from '../../../gateway/extensions/status/status-http';
 import { Recorder, eventually } from '../../gateway/support/broker';
 import type { Running } from '../../gateway/support/gateway';
 import { GATEWAY_IDS, SITE_NODES, startThreeGatewaySite, type GatewayId, type ThreeGatewaySite } from './three-gateways';

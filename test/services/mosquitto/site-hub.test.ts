@@ -7,14 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import type { DevHub } from '../../../devhub';
-import type { HubBridge } from '../../../gateway/extensions/hub-bridge';
-import { hubMessageIdFor, meshIdForHubMessage } from '../../../gateway/hub/message-ids';
+import type { HubBridge } from '../../../gateway/extensions/hub-bridge/hub-bridge';
+import { hubMessageIdFor, meshIdForHubMessage } from '../../../gateway/extensions/hub-bridge/message-ids';
 import { isAck } from '../../../lib/mesh/ack';
 import { Deduplicator } from '../../../lib/mesh/dedup';
 import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
 import { MessageId } from '../../../lib/mesh/message-id';
 import { Recorder, eventually } from '../../gateway/support/broker';
-import { CHAT, GATEWAY_USER, Tester, hubSection, startHub } from '../../gateway/hub/support/hub-site';
+import { CHAT, GATEWAY_USER, Tester, hubSection, startHub } from '../../gateway/extensions/hub-bridge/support/hub-site';
 import { GATEWAY_IDS, SITE_NODES, startThreeGatewaySite, type NodeName, type ThreeGatewaySite } from './three-gateways';
 
 const BROADCAST = 'off1broadcast';

@@ -1,0 +1,47 @@
+/**
+ * The mapping rules of the `hub:` section, applied: which hub chat a mesh message goes to (first matching rule), and
+ * which mesh recipients a hub message goes to (every matching rule; a reply to a bridged mesh message goes back to
+ * its sender when the rule says so). Pure functions of the rules and the message.
+ */
+import type { MeshMessage } from '../../../lib/mesh/message';
+import type { HubToMeshRule, MeshToHubRule } from './bridge-config';
+
+export interface MeshRouteContext {
+  /** The message is addressed to this gateway. */
+  toGateway: boolean;
+}
+
+export function meshRouteFor(rules: readonly MeshToHubRule[], message: MeshMessage, ctx: MeshRouteContext): MeshToHubRule | undefined {
+  for (const rule of rules) {
+    if (rule.appIds.size > 0 && !rule.appIds.has(message.app_id)) continue;
+    if (rule.sender !== undefined && rule.sender !== message.sender) continue;
+    if (rule.recipient === 'gateway' ? !ctx.toGateway : rule.recipient !== '*' && rule.recipient !== message.recipient) continue;
+    return rule;
+  }
+  return undefined;
+}
+
+export interface MeshTarget {
+  recipient: string;
+  appId: string;
+  /** Chosen because the hub message replies to a message from this sender. */
+  viaReply: boolean;
+}
+
+/**
+ * The recipients of a hub message in `chatId`. `origin` is the mesh sender of the message it replies to, when that
+ * one came from the mesh through this bridge. Recipients are distinct (two rules naming one address send once).
+ */
+export function hubTargetsFor(rules: readonly HubToMeshRule[], chatId: string, origin: { sender: string; appId: string } | undefined): MeshTarget[] {
+  const out: MeshTarget[] = [];
+  const seen = new Set<string>();
+  for (const rule of rules) {
+    if (rule.chatId !== chatId) continue;
+    const viaReply = origin !== undefined && rule.repliesToSender;
+    const recipient = viaReply ? origin.sender : rule.recipient;
+    if (recipient === undefined || seen.has(recipient)) continue;
+    seen.add(recipient);
+    out.push({ recipient, appId: viaReply ? origin.appId : rule.appId, viaReply });
+  }
+  return out;
+}

@@ -1,0 +1,151 @@
+/**
+ * The status HTTP server, on loopback unless configured otherwise: `/health` (JSON; 200 when ready, 503 while
+ * starting, stopping or degraded: see health.ts), `/metrics` (Prometheus text format), `/status.json` and `/` (the self-refreshing status page). It only
+ * reads; nothing here changes the gateway, so exposing it needs no authentication beyond the bind address.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Extension, type ExtensionContext } from '../../extension';
+import { assessHealth } from './health';
+import { renderStatusPage, type RecentMessage } from './status-page';
+
+export class StatusHttp extends Extension {
+  readonly name = 'status-http';
+  private server: http.Server | undefined;
+  private readonly recent: RecentMessage[] = [];
+  private stopping = false;
+  private started = false;
+  private mqttDownSince: number | undefined;
+
+  constructor(ctx: ExtensionContext) {
+    super(ctx);
+  }
+
+  /** `http://host:port` once listening. */
+  get url(): string | undefined {
+    const a = this.server?.address() as AddressInfo | null | undefined;
+    if (!a) return undefined;
+    const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+    return `http://${host}:${a.port}`;
+  }
+
+  override async start(): Promise<void> {
+    const keep = this.ctx.config.http.recent_messages;
+    this.ctx.bus.on('meshMessage', this, (e) => {
+      if (e.duplicate || keep === 0) return;
+      const m = e.message;
+      const row: RecentMessage = {
+        at: e.rx.receivedAt,
+        id: m.id.toString(),
+        sender: m.sender,
+        recipient: m.recipient,
+        app_id: m.app_id,
+        content_type: m.content_type,
+        bytes: e.frame.byteLength,
+        radio: e.rx.radioId,
+        codec: e.codec,
+        to_gateway: e.toGateway,
+      };
+      if (e.rx.rssi !== undefined) row.rssi = e.rx.rssi;
+      this.recent.unshift(row);
+      if (this.recent.length > keep) this.recent.length = keep;
+    });
+    this.ctx.bus.on('stopping', this, () => {
+      this.stopping = true;
+    });
+    this.ctx.bus.on('started', this, () => {
+      this.started = true;
+    });
+    // Down from the start until the first connection: a broker that never answers is as bad as one that left.
+    this.mqttDownSince = this.ctx.config.mqtt.enabled ? this.ctx.clock.now() : undefined;
+    this.ctx.bus.on('mqttState', this, (e) => {
+      if (e.connected) this.mqttDownSince = undefined;
+      else this.mqttDownSince ??= this.ctx.clock.now();
+    });
+    const server = http.createServer((req, res) => this.handle(req, res));
+    server.keepAliveTimeout = 5000;
+    const { host, port } = this.ctx.config.http;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (err) => this.ctx.logger.error({ err }, 'status server error'));
+    this.server = server;
+    this.ctx.logger.info({ url: this.url }, 'status page listening');
+  }
+
+  override async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    await super.stop();
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
+      return;
+    }
+    const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+    try {
+      switch (path) {
+        case '/health': {
+          const s = this.ctx.snapshot();
+          const health = assessHealth({
+            phase: this.stopping ? 'stopping' : this.started ? 'running' : 'starting',
+            radios: s.radios,
+            mqtt: s.mqtt,
+            mqttDownSince: this.mqttDownSince,
+            now: this.ctx.clock.now(),
+            mqttDownMs: this.ctx.config.http.health_mqtt_down_ms,
+          });
+          const body = {
+            status: health.status,
+            causes: health.causes,
+            gateway_id: s.gateway.id,
+            address: s.gateway.address,
+            uptime_s: s.uptime_s,
+            rss_bytes: s.rss_bytes,
+            mqtt: s.mqtt,
+            radios: s.radios,
+            queues: s.queues,
+          };
+          res.writeHead(health.http, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
+          return;
+        }
+        case '/metrics':
+          res.writeHead(200, { ...headers, 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(this.ctx.metrics.renderPrometheus());
+          return;
+        case '/status.json':
+          res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ ...this.ctx.snapshot(), recent: this.recent }));
+          return;
+        case '/':
+          res
+            .writeHead(200, {
+              ...headers,
+              'content-type': 'text/html; charset=utf-8',
+              'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+            })
+            .end(renderStatusPage(this.ctx.snapshot(), this.recent, this.ctx.config.nodes.names));
+          return;
+        default:
+          res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('not found\n');
+      }
+    } catch (err) {
+      this.ctx.logger.error({ err, path }, 'status request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error\n');
+    }
+  }
+}
+
+export function createExtension(ctx: ExtensionContext): Extension {
+  return new StatusHttp(ctx);
+}

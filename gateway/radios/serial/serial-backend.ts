@@ -1,0 +1,66 @@
+/**
+ * The part of `serialport` the serial radio uses, as an interface, and the lazy loader of the real package.
+ *
+ * `serialport` is an optional native dependency: requiring it at module load would make the whole gateway (and
+ * every Node-RED node importing lib/) fail on a host without its prebuild. It is loaded on the first serial radio
+ * only, and a missing package becomes state `unsupported` with the install hint. Tests pass `SerialPortMock`
+ * (the same stream class over `@serialport/binding-mock`) through the same interface.
+ */
+import { packageHint } from '../package-hint';
+import { RadioError } from '../radio';
+
+export interface SerialPortInfo {
+  path: string;
+  manufacturer?: string;
+  serialNumber?: string;
+  vendorId?: string;
+  productId?: string;
+  pnpId?: string;
+}
+
+/** What the radio calls on a port; `SerialPortStream` (serialport 10–13) has this shape. */
+export interface SerialPortLike {
+  readonly isOpen: boolean;
+  open(callback: (err: Error | null) => void): void;
+  close(callback?: (err: Error | null) => void): void;
+  write(data: Buffer, callback?: (err: Error | null | undefined) => void): boolean;
+  drain(callback: (err: Error | null) => void): void;
+  on(event: 'data', listener: (chunk: Buffer) => void): this;
+  on(event: 'close', listener: (err?: (Error & { disconnected?: boolean }) | null) => void): this;
+  on(event: 'error', listener: (err: Error) => void): this;
+  removeAllListeners(event?: string): this;
+}
+
+export interface SerialBackend {
+  /** A port object, not yet open. */
+  createPort(options: { path: string; baudRate: number }): SerialPortLike;
+  /** The ports the platform lists; may reject (Linux: when `udevadm` is missing). */
+  list(): Promise<SerialPortInfo[]>;
+}
+
+interface SerialPortModule {
+  SerialPort: (new (options: { path: string; baudRate: number; autoOpen: boolean }) => SerialPortLike) & {
+    list(): Promise<SerialPortInfo[]>;
+  };
+}
+
+/** The real backend. Throws `RadioError` `UNSUPPORTED` naming the package when it is not installed or does not load. */
+export function loadSerialBackend(): SerialBackend {
+  let mod: SerialPortModule;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    mod = require('serialport') as SerialPortModule;
+  } catch (err) {
+    throw new RadioError(
+      'UNSUPPORTED',
+      packageHint('serialport', err),
+      { package: 'serialport' },
+      { cause: err },
+    );
+  }
+  const { SerialPort } = mod;
+  return {
+    createPort: ({ path, baudRate }) => new SerialPort({ path, baudRate, autoOpen: false }),
+    list: () => SerialPort.list(),
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * Mesh nodes as Home Assistant devices, end to end: simulated radios, a real aedes broker, the real gateway. What
+ * Home Assistant would receive is read off the broker and checked against the discovery rules.
+ */
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { addressFromHash } from '../../../../lib/mesh/address';
+import { isAck } from '../../../../lib/mesh/ack';
+import { createMessage, type MeshMessage } from '../../../../lib/mesh/message';
+import { MessageId } from '../../../../lib/mesh/message-id';
+import type { HaNodes } from '../../../../gateway/extensions/home-assistant/ha-nodes';
+import type { VirtualPeer } from '../../../../gateway/radios';
+import { discoveryProblems } from '../../../support/ha-discovery-rules';
+import { Recorder, startBroker, type TestBroker } from '../../support/broker';
+import { startGateway, type Running } from '../../support/gateway';
+
+const NODES = 'clawling/nodes';
+
+function msg(from: VirtualPeer, to: string, content: string, extra: Partial<MeshMessage> = {}): MeshMessage {
+  return createMessage({ id: MessageId.random(), sender: from.address, recipient: to, app_id: 'sensors', priority: 'medium', ttl: 8, hop_count: 0, timestamp: BigInt(Date.now()), content, ...extra });
+}
+
+interface Discovery {
+  device: { identifiers: string[]; name: string; via_device: string };
+  components: Record<string, Record<string, unknown>>;
+}
+
+function last(rec: Recorder, topic: string): string | undefined {
+  const all = rec.on(topic);
+  return all.length ? all[all.length - 1]!.payload.toString() : undefined;
+}
+
+function lastJson<T>(rec: Recorder, topic: string): T | undefined {
+  const text = last(rec, topic);
+  return text ? (JSON.parse(text) as T) : undefined;
+}
+
+describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', function () {
+  this.timeout(20000);
+  let broker: TestBroker;
+  let rec: Recorder;
+  let gw: Running;
+  let alice: VirtualPeer;
+  let bob: VirtualPeer;
+
+  beforeEach(async () => {
+    broker = await startBroker();
+    rec = await Recorder.connect(broker.url, ['homeassistant/#', `${NODES}/#`]);
+    // The addresses of the virtual peers come from their identities; learn them from a first gateway run.
+    gw = await startGateway(broker);
+    alice = gw.peer('sim0', 'alice');
+    bob = gw.peer('sim0', 'bob');
+    const [a, b] = [alice.address, bob.address];
+    await gw.stop();
+    fs.rmSync(gw.dir, { recursive: true, force: true });
+    rec.messages.length = 0;
+    gw = await startGateway(broker, {
+      nodes: { names: { [a]: 'Kitchen' } },
+      devices: [
+        {
+          match: { name: 'Kitchen', content: '^temperature ' },
+          entities: [{ key: 'temperature', name: 'Temperature', from: { regex: '(-?\\d+(?:\\.\\d+)?) °C' }, unit: '°C', device_class: 'temperature', state_class: 'measurement' }],
+        },
+        {
+          match: { sender: b, app_id: 'sensors' },
+          entities: [{ key: 'door', platform: 'binary_sensor', type: 'boolean', from: { json_pointer: '/door' }, device_class: 'door' }],
+        },
+      ],
+    });
+    alice = gw.peer('sim0', 'alice');
+    bob = gw.peer('sim0', 'bob');
+  });
+  afterEach(async () => {
+    await gw.stop();
+    await rec.close();
+    await broker.stop();
+    fs.rmSync(gw.dir, { recursive: true, force: true });
+  });
+
+  const discoveryOf = (address: string): string => `homeassistant/device/mesh_${address}/config`;
+
+  it('makes every neighbour a device of its own, via the gateway, with the default entities and a friendly name', async () => {
+    await rec.until(() => [alice, bob].every((p) => last(rec, discoveryOf(p.address)) !== undefined), 5000, 'both neighbours discovered');
+    assert.deepEqual(discoveryProblems(rec.messages), []);
+    const kitchen = lastJson<Discovery>(rec, discoveryOf(alice.address))!;
+    assert.equal(kitchen.device.name, 'Kitchen');
+    assert.deepEqual(kitchen.device.identifiers, [`mesh_${alice.address}`]);
+    assert.equal(kitchen.device.via_device, 'clawling_gw-test');
+    for (const key of ['connectivity', 'rssi', 'last_seen', 'last_message', 'send', 'last_send', 'temperature']) assert.ok(kitchen.components[key], `component ${key}`);
+    assert.equal(kitchen.components.connectivity!.default_entity_id, 'binary_sensor.kitchen_connectivity');
+    assert.equal(kitchen.components.send!.platform, 'notify');
+    assert.equal(kitchen.components.send!.command_topic, `${NODES}/${alice.address}/send`);
+    assert.equal(kitchen.components.temperature!.unit_of_measurement, '°C');
+    const state = lastJson<{ connected: boolean; neighbour: boolean; rssi: number; readings: Record<string, unknown> }>(rec, `${NODES}/${alice.address}/state`)!;
+    assert.equal(state.connected, true);
+    assert.equal(state.neighbour, true);
+    assert.equal(state.rssi, -61);
+    assert.deepEqual(state.readings, { temperature: null });
+    const page = await (await fetch(`${gw.gateway.statusUrl!}/`)).text();
+    assert.match(page, new RegExp(`<td>Kitchen \\(${alice.address.slice(0, 10)}…`), 'the friendly name on the status page');
+    const unnamed = lastJson<Discovery>(rec, discoveryOf(bob.address))!;
+    assert.match(unnamed.device.name, /^Mesh node /);
+    assert.equal(unnamed.components.door!.platform, 'binary_sensor');
+  });
+
+  it('turns mapped messages into typed readings on the node state topic, and counts what does not match', async () => {
+    const self = gw.gateway.info.address;
+    await alice.send(msg(alice, self, 'temperature 21.5 °C'));
+    await rec.until(() => lastJson<{ readings: { temperature: unknown } }>(rec, `${NODES}/${alice.address}/state`)?.readings.temperature === 21.5, 5000, 'the reading');
+    // Matches the content filter, but the value's regex finds no number: a counted mismatch, not a crash.
+    await alice.send(msg(alice, self, 'temperature unknown'));
+    await rec.until(() => (lastJson<{ mapping_mismatches: number }>(rec, `${NODES}/${alice.address}/state`)?.mapping_mismatches ?? 0) === 1, 5000, 'the mismatch');
+    const state = lastJson<{ readings: { temperature: number }; last_message: { content: string; sender_verified: boolean }; last_mismatch: { key: string } }>(rec, `${NODES}/${alice.address}/state`)!;
+    assert.equal(state.readings.temperature, 21.5, 'the last good reading stays');
+    assert.equal(state.last_message.content, 'temperature unknown');
+    assert.equal(state.last_message.sender_verified, true);
+    assert.equal(state.last_mismatch.key, 'temperature');
+    // JSON content through a JSON pointer, to a binary sensor.
+    await bob.send(msg(bob, self, JSON.stringify({ door: 'open' })));
+    await rec.until(() => lastJson<{ readings: { door: unknown } }>(rec, `${NODES}/${bob.address}/state`)?.readings.door === true, 5000, 'the door reading');
+    // Not matching the mapping's filter is not a mismatch.
+    await alice.send(msg(alice, self, 'hello'));
+    await rec.until(() => lastJson<{ last_message: { content: string } }>(rec, `${NODES}/${alice.address}/state`)?.last_message.content === 'hello', 5000, 'the last message');
+    assert.equal(lastJson<{ mapping_mismatches: number }>(rec, `${NODES}/${alice.address}/state`)!.mapping_mismatches, 1);
+    const metrics = gw.gateway.metrics.renderPrometheus();
+    assert.match(metrics, /^clawling_gateway_node_mapping_mismatches_total\{device="0",entity="temperature"\} 1$/m);
+  });
+
+  it('takes no reading from a claimed sender unless the mapping accepts claimed senders', async () => {
+    const self = gw.gateway.info.address;
+    // Bob's radio link delivers a message that claims to come from the kitchen.
+    await bob.send(msg(bob, self, 'temperature 99.0 °C', { sender: alice.address }));
+    await rec.until(() => (lastJson<{ mapping_mismatches: number }>(rec, `${NODES}/${alice.address}/state`)?.mapping_mismatches ?? 0) === 1, 5000, 'the refusal');
+    const state = lastJson<{ readings: { temperature: unknown }; last_message: { sender_verified: boolean }; last_mismatch: { reason: string } }>(rec, `${NODES}/${alice.address}/state`)!;
+    assert.equal(state.readings.temperature, null);
+    assert.equal(state.last_message.sender_verified, false);
+    assert.match(state.last_mismatch.reason, /claimed/);
+  });
+
+  it('sends a text to the node from its notify entity and reports the ACK; an unreachable node gets no_route', async () => {
+    await rec.until(() => last(rec, discoveryOf(alice.address)) !== undefined, 5000, 'discovery');
+    await rec.client.publishAsync(`${NODES}/${alice.address}/send`, 'Lights off', { qos: 1 });
+    const got = await alice.waitFor((r) => r.message?.content === 'Lights off');
+    assert.equal(got.message!.recipient, alice.address);
+    await rec.until(() => rec.json<{ status: string }>(`${NODES}/${alice.address}/send/result`).some((r) => r.status === 'acked'), 5000, 'acked');
+    await rec.until(() => lastJson<{ last_send: { status: string } | null }>(rec, `${NODES}/${alice.address}/state`)?.last_send?.status === 'acked', 5000, 'last send state');
+    for (const p of [alice, bob, gw.peer('sim1', 'carol')]) p.vanish();
+    const far = addressFromHash(crypto.randomBytes(20));
+    await rec.client.publishAsync(`${NODES}/${far}/send`, 'anyone?', { qos: 1 });
+    await rec.until(() => rec.json<{ status: string }>(`${NODES}/${far}/send/result`).some((r) => r.status === 'no_route'), 5000, 'no route');
+  });
+
+  it('forgets a node on the forget command and one not heard for forget_after_s, clearing its retained topics', async () => {
+    const self = gw.gateway.info.address;
+    const far = addressFromHash(crypto.randomBytes(20));
+    // A node two hops away: heard as a sender, never a neighbour.
+    const relayed = createMessage({ id: MessageId.random(), sender: far, recipient: self, app_id: 'sensors', priority: 'medium', ttl: 8, hop_count: 2, timestamp: BigInt(Date.now()), content: 'hi' });
+    await alice.send(relayed);
+    await rec.until(() => last(rec, discoveryOf(far)) !== undefined && last(rec, `${NODES}/${far}/state`) !== undefined, 5000, 'the far node discovered');
+    const farState = lastJson<{ neighbour: boolean; rssi: unknown; last_message: { sender_verified: boolean } }>(rec, `${NODES}/${far}/state`)!;
+    assert.equal(farState.neighbour, false);
+    assert.equal(farState.rssi, null, 'no RSSI for a node heard through a relay');
+    assert.equal(farState.last_message.sender_verified, false);
+
+    const ext = gw.gateway.extension<HaNodes>('ha-nodes')!;
+    ext.registry.get(far)!.lastSeen = Date.now() - 8 * 86400 * 1000;
+    ext.sweep();
+    await rec.until(() => last(rec, discoveryOf(far)) === '' && last(rec, `${NODES}/${far}/state`) === '', 5000, 'cleared after the forget time');
+    assert.equal(ext.registry.get(far), undefined);
+    assert.ok(ext.registry.get(alice.address), 'a connected neighbour is never forgotten by time');
+
+    await rec.client.publishAsync(`${NODES}/forget`, alice.address, { qos: 1 });
+    await rec.until(() => last(rec, discoveryOf(alice.address)) === '', 5000, 'cleared on command');
+    assert.deepEqual(rec.json<{ status: string; gateway: string }>(`${NODES}/forget/result`).map((r) => `${r.gateway}:${r.status}`), ['gw-test:forgotten']);
+    assert.equal(last(rec, `${NODES}/${alice.address}/via/gw-test`), '', 'its own view cleared too');
+    assert.ok(rec.messages.filter((m) => m.topic === discoveryOf(alice.address) && m.payload.length === 0).length >= 1);
+    assert.ok(!isAck(relayed));
+  });
+});
