@@ -1,6 +1,7 @@
 /**
  * The layer rule in eslint-layers.mjs: imports are resolved against the importing file, so a crossing is caught
- * whatever the depth, and `gateway/nodes/` is not mistaken for the Node-RED `nodes/`.
+ * whatever the depth, and `gateway/mesh-nodes/` is not mistaken for the Node-RED `nodes/`; and the rules below the
+ * top folders (DEEP_RULES) each fire on a made-up file.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -34,10 +35,31 @@ describe('lint: import layers', function () {
     assert.equal((await crossings('lib/x.ts', "export { a } from '../nodes/shared/fail';\n")).length, 1);
   });
 
-  it('keeps nodes/ and gateway/ apart, and tells gateway/nodes/ from nodes/', async () => {
+  it('keeps nodes/ and gateway/ apart, and tells gateway/mesh-nodes/ from nodes/', async () => {
     assert.equal((await crossings('nodes/x.ts', "import '../gateway/router';\n")).length, 1);
-    assert.equal((await crossings('gateway/extensions/x.ts', "import '../../nodes/shared/fail';\n")).length, 1);
-    assert.deepEqual(await crossings('gateway/extensions/x.ts', "import { NodeTopics } from '../nodes/topics';\nexport const t = NodeTopics;\n"), []);
+    assert.equal((await crossings('gateway/extensions/x/x.ts', "import '../../../nodes/shared/fail';\n")).length, 1);
+    assert.deepEqual(await crossings('gateway/extensions/x/x.ts', "import { NodeRegistry } from '../../mesh-nodes/registry';\nexport const t = NodeRegistry;\n"), []);
+  });
+
+  it('keeps lib/mesh to itself and lib/ basics', async () => {
+    assert.deepEqual(await crossings('lib/mesh/x.ts', "import { Store } from '../store/index';\nexport type S = Store;\n"), [
+      'lib/mesh imports no other lib/ package: lib/mesh/x.ts may not import lib/store/index',
+    ]);
+    assert.equal((await crossings('lib/mesh/x.ts', "import '../hub/json';\n")).length, 1);
+    assert.deepEqual(await crossings('lib/mesh/x.ts', "import '../coded-error';\nimport './message';\n"), []);
+  });
+
+  it('keeps each gateway extension out of the others', async () => {
+    assert.deepEqual(await crossings('gateway/extensions/site/x.ts', "import '../home-assistant/ha-device';\n"), [
+      'a gateway extension imports no other extension: gateway/extensions/site/x.ts may not import gateway/extensions/home-assistant/ha-device',
+    ]);
+    assert.deepEqual(await crossings('gateway/extensions/site/x.ts', "import './site';\nimport '../../mqtt/topics';\nimport '../../extension';\n"), []);
+  });
+
+  it('keeps radios away from extensions', async () => {
+    assert.equal((await crossings('gateway/radios/ble/x.ts', "import '../../extensions/status/health';\n")).length, 1);
+    assert.equal((await crossings('gateway/radios/x.ts', "import '../extension';\n")).length, 1);
+    assert.deepEqual(await crossings('gateway/radios/x.ts', "import './radio';\nimport '../bus';\n"), []);
   });
 
   it('lets demo/ use the gateway but never cli/, and require() counts too', async () => {
