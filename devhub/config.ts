@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv from 'ajv';
 import YAML from 'yaml';
+import { validateAgainst } from '../lib/schema';
 import { CONFIG_SCHEMA } from './config-schema';
 import { DevHubConfigError } from './errors';
 import type {
@@ -40,13 +40,11 @@ export interface ResolvedConfig {
   tls: { cert_file: string; key_file: string } | undefined;
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
-const validate = ajv.compile(CONFIG_SCHEMA);
-
 export function resolveOptions(options: DevHubOptions): ResolvedConfig {
   const config = structuredClone(options ?? {}) as Record<string, unknown>;
-  if (!validate(config)) {
-    const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+  const problems = validateAgainst(CONFIG_SCHEMA, config);
+  if (problems.length > 0) {
+    const errors = problems.map((p) => `${p.path}: ${p.problem}`);
     throw new DevHubConfigError('DEVHUB_CONFIG_INVALID', `invalid dev hub configuration: ${errors.join('; ')}`, { errors });
   }
   const resolved = config as unknown as ResolvedConfig;
@@ -59,21 +57,21 @@ function checkDirectory(config: ResolvedConfig): void {
   const users = new Set<string>();
   const tokens = new Map<string, string>();
   config.users.forEach((user, i) => {
-    if (users.has(user.id)) errors.push(`/users/${i}/id '${user.id}' appears twice`);
+    if (users.has(user.id)) errors.push(`users[${i}].id: '${user.id}' appears twice`);
     users.add(user.id);
     for (const token of tokensOf(user)) {
       // The message names the users, never the token.
       const owner = tokens.get(token);
-      if (owner !== undefined && owner !== user.id) errors.push(`/users/${i} shares a token with user '${owner}'`);
+      if (owner !== undefined && owner !== user.id) errors.push(`users[${i}]: shares a token with user '${owner}'`);
       tokens.set(token, user.id);
     }
   });
   const chats = new Set<string>();
   config.chats.forEach((chat, i) => {
-    if (chats.has(chat.id)) errors.push(`/chats/${i}/id '${chat.id}' appears twice`);
+    if (chats.has(chat.id)) errors.push(`chats[${i}].id: '${chat.id}' appears twice`);
     chats.add(chat.id);
     chat.members.forEach((member, j) => {
-      if (!users.has(member)) errors.push(`/chats/${i}/members/${j} '${member}' is not a configured user`);
+      if (!users.has(member)) errors.push(`chats[${i}].members[${j}]: '${member}' is not a configured user`);
     });
   });
   if (errors.length > 0) {

@@ -6,14 +6,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv from 'ajv';
 import YAML from 'yaml';
 import { GatewayError } from './errors';
 import { sendPolicyProblems } from './mqtt/send-policy';
 import { mappingProblems } from './mesh-nodes/readings';
 import { resolveRadioConfig, type RadioConfig } from './radios/radio-config';
 import { applyEnvOverrides, type EnvOverrideResult } from './config/env-overrides';
-import { problemsOf, type ConfigProblem } from './config/problems';
+import { validateAgainst, type ConfigProblem } from '../lib/schema';
 import { withExtensionSchemas, type JsonSchema } from './config/schema';
 import { GATEWAY_CONFIG_SCHEMA } from './gateway-config';
 import type { GatewayConfig } from './gateway-config';
@@ -30,7 +29,7 @@ export interface LoadConfigOptions {
   cwd?: string;
 }
 
-export type { ConfigProblem } from './config/problems';
+export type { ConfigProblem } from '../lib/schema';
 
 export interface LoadedConfig {
   config: GatewayConfig;
@@ -119,9 +118,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const envResult = applyEnvOverrides(raw, env, schema);
   const problems: ConfigProblem[] = envResult.invalid.map((i) => ({ path: i.path, problem: `${i.variable} ${i.problem}` }));
 
-  const ajv = new Ajv({ allErrors: true, verbose: true, useDefaults: true, strictSchema: true, strictTypes: false, strictRequired: false, allowUnionTypes: true });
-  const validate = ajv.compile(schema);
-  if (!validate(raw)) problems.push(...problemsOf(validate.errors ?? []));
+  problems.push(...validateAgainst(schema, raw));
   // The later checks read settings the schema may have refused; each runs only where its inputs passed.
   const clean = (prefix: string): boolean => !problems.some((p) => p.path === prefix || p.path.startsWith(`${prefix}.`) || p.path.startsWith(`${prefix}[`));
   const config = raw as unknown as GatewayConfig;

@@ -7,7 +7,7 @@
  * (`CLAWLING_RADIOS='[{id: sim0, kind: simulated}]'`). The value is converted to the type the schema asks for.
  */
 import YAML from 'yaml';
-import type { JsonSchema } from './schema';
+import { formatPath, type JsonSchema } from '../../lib/schema';
 
 const PREFIX = 'CLAWLING_';
 /** Variables of the process itself, not settings. */
@@ -150,12 +150,6 @@ function setPath(target: Record<string, unknown>, path: Array<string | number>, 
     node = child as Record<string | number, unknown>;
   }
   node[path[path.length - 1]!] = value;
-}
-
-export function formatPath(path: ReadonlyArray<string | number>): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${p}` : p;
-  return out || '(root)';
 }
 
 /** Applies every `CLAWLING_*` variable of `env` onto `raw` (the parsed file, before validation), in name order. */

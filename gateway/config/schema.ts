@@ -7,23 +7,17 @@
  * schema put in place of the open one before validation, so that it plugs in without an edit to this file.
  */
 
+import { nullableString, type JsonSchema } from '../../lib/schema';
 import { PRIORITIES } from '../../lib/mesh/enums';
 import { DEFAULT_TTL } from '../../lib/mesh/message';
 
-export type JsonSchema = Record<string, unknown>;
 
-const nullableString = (description: string, extra: JsonSchema = {}): JsonSchema => ({
-  type: ['string', 'null'],
-  default: null,
-  description,
-  ...extra,
-});
 
 /**
  * The sections the gateway's core owns (gateway, log, mesh, mqtt, http, and the open `hub` placeholder). The radios
  * and the mesh nodes bring their own sections; `gateway/gateway-config.ts` puts the whole schema together.
  */
-export const CORE_CONFIG_SCHEMA: JsonSchema = {
+export const CORE_CONFIG_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'clawling gateway configuration',
   type: 'object',
@@ -212,7 +206,7 @@ export const CORE_CONFIG_SCHEMA: JsonSchema = {
       properties: { enabled: { type: 'boolean', default: false } },
     },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Section name → schema of the optional extensions that define their own (filled from their modules). */
 export function withExtensionSchemas(base: JsonSchema, sections: Record<string, JsonSchema>): JsonSchema {
@@ -220,3 +214,5 @@ export function withExtensionSchemas(base: JsonSchema, sections: Record<string, 
   for (const [name, schema] of Object.entries(sections)) props[name] = { default: {}, ...schema };
   return { ...base, properties: props };
 }
+
+export type { JsonSchema } from '../../lib/schema';

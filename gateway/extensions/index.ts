@@ -9,7 +9,7 @@
  * extension (lint checks it); what two share lives below them (`gateway/mqtt/`, `gateway/mesh-nodes/`, the bus).
  */
 import type { GatewayConfig } from '../gateway-config';
-import type { JsonSchema } from '../config/schema';
+import type { JsonSchema } from '../../lib/schema';
 import type { ExtensionFactory } from '../extension';
 
 export interface ExtensionEntry {

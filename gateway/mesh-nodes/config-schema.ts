@@ -4,11 +4,11 @@
  * Types, defaults and bounds live here once; `mappingProblems` adds what JSON Schema cannot say (a regex that does
  * not compile, a capture group that does not exist, a JSON pointer that is malformed).
  */
-import type { JsonSchema } from '../config/schema';
+import type { JsonSchema } from '../../lib/schema';
 
 const KEY = '^[a-z0-9_]{1,64}$';
 
-export const NODES_CONFIG_SCHEMA: JsonSchema = {
+export const NODES_CONFIG_SCHEMA = {
   type: 'object',
   default: {},
   additionalProperties: false,
@@ -42,9 +42,9 @@ export const NODES_CONFIG_SCHEMA: JsonSchema = {
     },
     discovery: { type: 'boolean', default: true, description: 'Every mesh node heard becomes a Home Assistant device.' },
   },
-};
+} as const satisfies JsonSchema;
 
-const VALUE_SOURCE: JsonSchema = {
+const VALUE_SOURCE = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -56,9 +56,9 @@ const VALUE_SOURCE: JsonSchema = {
     metadata: { type: 'string', minLength: 1, maxLength: 256, description: 'A metadata key of the message.' },
     json_pointer: { type: 'string', maxLength: 512, description: 'RFC 6901 pointer into the content parsed as JSON.' },
   },
-};
+} as const satisfies JsonSchema;
 
-const ENTITY: JsonSchema = {
+const ENTITY = {
   type: 'object',
   additionalProperties: false,
   required: ['key', 'from'],
@@ -81,9 +81,9 @@ const ENTITY: JsonSchema = {
     state_class: { enum: ['measurement', 'total', 'total_increasing', null], default: null },
     icon: { type: ['string', 'null'], default: null, pattern: '^[a-z]+:[a-z0-9-]+$' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const DEVICES_CONFIG_SCHEMA: JsonSchema = {
+export const DEVICES_CONFIG_SCHEMA = {
   type: 'array',
   default: [],
   description: 'Typed readings: which messages of which node become which Home Assistant entities.',
@@ -112,4 +112,4 @@ export const DEVICES_CONFIG_SCHEMA: JsonSchema = {
       entities: { type: 'array', minItems: 1, maxItems: 64, items: ENTITY },
     },
   },
-};
+} as const satisfies JsonSchema;

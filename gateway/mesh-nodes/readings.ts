@@ -4,7 +4,7 @@
  * mapping but yields no value is a mismatch, counted and reported, never thrown.
  */
 import type { MeshMessage } from '../../lib/mesh/message';
-import type { ConfigProblem } from '../config/problems';
+import type { ConfigProblem } from '../../lib/schema';
 import type { DeviceMapping, EntityMapping } from './types';
 
 export type ReadingValue = number | string | boolean;

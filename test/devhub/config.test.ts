@@ -39,7 +39,7 @@ describe('devhub/config', () => {
         assert.ok(err instanceof DevHubConfigError);
         assert.equal(err.code, 'DEVHUB_CONFIG_INVALID');
         const errors = err.details!.errors as string[];
-        for (const p of ['/port', '/path', '/settings/stream_merged', '/settings ', '/admin/host']) assert.ok(errors.some((e) => e.startsWith(p)), `${p} in ${errors.join(' | ')}`);
+        for (const p of ['port:', 'path:', 'settings.stream_merged:', 'settings.bogus: is not a known setting', 'admin.host:']) assert.ok(errors.some((e) => e.startsWith(p)), `${p} in ${errors.join(' | ')}`);
         return true;
       },
     );

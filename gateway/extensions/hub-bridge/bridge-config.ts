@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { identifierProblem } from '../../../lib/mesh/identifier';
+import type { ConfigProblem } from '../../../lib/schema';
 import type { HubSettings, HubToMeshRuleSettings, MeshToHubRuleSettings, UnverifiedSenderSetting } from './config-schema';
 import { HubBridgeError } from './errors';
 
@@ -53,31 +54,31 @@ export function mediaBaseFor(wsUrl: string): string {
   return `${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}`;
 }
 
-function readToken(settings: HubSettings, problems: string[], cwd: string): string | undefined {
+function readToken(settings: HubSettings, problems: ConfigProblem[], cwd: string): string | undefined {
   if (settings.token_file !== null) {
     const file = path.resolve(cwd, settings.token_file);
     try {
       const token = fs.readFileSync(file, 'utf8').split(/\r?\n/)[0]?.trim() ?? '';
-      if (token === '') problems.push('hub.token_file: the file is empty');
+      if (token === '') problems.push({ path: 'hub.token_file', problem: 'the file is empty' });
       else return token;
     } catch (err) {
-      problems.push(`hub.token_file: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      problems.push({ path: 'hub.token_file', problem: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
     }
     return undefined;
   }
   if (settings.token === null || settings.token === '') {
-    problems.push('hub.token: is required (or hub.token_file, or the CLAWLING_HUB_TOKEN variable)');
+    problems.push({ path: 'hub.token', problem: 'is required (or hub.token_file, or the CLAWLING_HUB_TOKEN variable)' });
     return undefined;
   }
   return settings.token;
 }
 
-function identifier(value: string, where: string, problems: string[]): void {
+function identifier(value: string, where: string, problems: ConfigProblem[]): void {
   const problem = identifierProblem(value);
-  if (problem !== undefined) problems.push(`${where}: is not a valid mesh identifier (${problem})`);
+  if (problem !== undefined) problems.push({ path: where, problem: `is not a valid mesh identifier (${problem})` });
 }
 
-function meshToHub(rule: MeshToHubRuleSettings, i: number, problems: string[]): MeshToHubRule {
+function meshToHub(rule: MeshToHubRuleSettings, i: number, problems: ConfigProblem[]): MeshToHubRule {
   const where = `hub.mesh_to_hub[${i}]`;
   const appIds = rule.app_id === null ? [] : Array.isArray(rule.app_id) ? rule.app_id : [rule.app_id];
   appIds.forEach((a, j) => identifier(a, `${where}.app_id${Array.isArray(rule.app_id) ? `[${j}]` : ''}`, problems));
@@ -86,34 +87,34 @@ function meshToHub(rule: MeshToHubRuleSettings, i: number, problems: string[]): 
   return { chatId: rule.chat_id, appIds: new Set(appIds), recipient: rule.recipient, sender: rule.sender ?? undefined, label: rule.label, unverified: rule.unverified };
 }
 
-function hubToMesh(rule: HubToMeshRuleSettings, i: number, gatewayAppId: string, problems: string[]): HubToMeshRule {
+function hubToMesh(rule: HubToMeshRuleSettings, i: number, gatewayAppId: string, problems: ConfigProblem[]): HubToMeshRule {
   const where = `hub.hub_to_mesh[${i}]`;
   if (rule.recipient !== null) identifier(rule.recipient, `${where}.recipient`, problems);
   if (rule.app_id !== null) identifier(rule.app_id, `${where}.app_id`, problems);
   if (rule.recipient === null && !rule.replies_to_sender) {
-    problems.push(`${where}.recipient: is required when replies_to_sender is false (nothing could be sent)`);
+    problems.push({ path: `${where}.recipient`, problem: 'is required when replies_to_sender is false (nothing could be sent)' });
   }
   return { chatId: rule.chat_id, recipient: rule.recipient ?? undefined, appId: rule.app_id ?? gatewayAppId, repliesToSender: rule.replies_to_sender };
 }
 
-/** Throws `HubBridgeError` `HUB_CONFIG_INVALID` with `details.problems` (one line per path). */
+/** Throws `HubBridgeError` `HUB_CONFIG_INVALID` with `details.problems` (`ConfigProblem`s, one per path). */
 export function resolveBridgeConfig(settings: HubSettings, gatewayAppId: string, cwd = process.cwd()): BridgeConfig {
-  const problems: string[] = [];
+  const problems: ConfigProblem[] = [];
   const token = readToken(settings, problems, cwd);
-  if (settings.user_id === null) problems.push('hub.user_id: is required (the hub user id of the bridge account)');
+  if (settings.user_id === null) problems.push({ path: 'hub.user_id', problem: 'is required (the hub user id of the bridge account)' });
   const meshRules = settings.mesh_to_hub.map((r, i) => meshToHub(r, i, problems));
   const hubRules = settings.hub_to_mesh.map((r, i) => hubToMesh(r, i, gatewayAppId, problems));
   for (const address of Object.keys(settings.sender_names)) identifier(address, `hub.sender_names.${address}`, problems);
-  if (settings.reconnect_max_ms < settings.reconnect_min_ms) problems.push('hub.reconnect_max_ms: must not be below hub.reconnect_min_ms');
-  if (settings.to_mesh.retry_max_ms < settings.to_mesh.retry_min_ms) problems.push('hub.to_mesh.retry_max_ms: must not be below hub.to_mesh.retry_min_ms');
+  if (settings.reconnect_max_ms < settings.reconnect_min_ms) problems.push({ path: 'hub.reconnect_max_ms', problem: 'must not be below hub.reconnect_min_ms' });
+  if (settings.to_mesh.retry_max_ms < settings.to_mesh.retry_min_ms) problems.push({ path: 'hub.to_mesh.retry_max_ms', problem: 'must not be below hub.to_mesh.retry_min_ms' });
   let mediaUrl = settings.media_url ?? '';
   try {
     if (mediaUrl === '') mediaUrl = mediaBaseFor(settings.url);
   } catch {
-    problems.push('hub.url: is not a valid URL');
+    problems.push({ path: 'hub.url', problem: 'is not a valid URL' });
   }
   if (problems.length > 0 || token === undefined || settings.user_id === null) {
-    throw new HubBridgeError('HUB_CONFIG_INVALID', `invalid hub bridge configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`, { problems });
+    throw new HubBridgeError('HUB_CONFIG_INVALID', `invalid hub bridge configuration:\n${problems.map((p) => `  ${p.path}: ${p.problem}`).join('\n')}`, { problems });
   }
   return {
     url: settings.url,

@@ -4,21 +4,20 @@
  * `--check`, `--print-config` (the token shows as `[redacted]`: it is `writeOnly`) and the `CLAWLING_HUB_*`
  * variables all know every setting. docs/hub-bridge.md explains each one.
  */
-import type { JsonSchema } from '../../config/schema';
-
-const nullableString = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: ['string', 'null'], default: null, description, ...extra });
+import type { FromSchema } from 'json-schema-to-ts';
+import { nullableString, type JsonSchema } from '../../../lib/schema';
 
 /** Mesh identifiers are checked by lib/mesh's rule when the section is resolved; here only their size. */
-const IDENTIFIER: JsonSchema = { minLength: 1, maxLength: 256 };
+const IDENTIFIER = { minLength: 1, maxLength: 256 };
 
-const appIdFilter: JsonSchema = {
+const appIdFilter = {
   type: ['string', 'array', 'null'],
   default: null,
   items: { type: 'string', minLength: 1 },
   description: 'Only mesh messages with this app_id (or one of these); null: any.',
-};
+} as const satisfies JsonSchema;
 
-const MESH_TO_HUB_RULE: JsonSchema = {
+const MESH_TO_HUB_RULE = {
   type: 'object',
   additionalProperties: false,
   required: ['chat_id'],
@@ -44,9 +43,9 @@ const MESH_TO_HUB_RULE: JsonSchema = {
         "Messages whose sender is not proven (sender_verified false): 'mark' adds ' (unverified)' to the name label, 'bridge' takes them as they are, 'skip' leaves them out of the hub.",
     },
   },
-};
+} as const satisfies JsonSchema;
 
-const HUB_TO_MESH_RULE: JsonSchema = {
+const HUB_TO_MESH_RULE = {
   type: 'object',
   additionalProperties: false,
   required: ['chat_id'],
@@ -60,9 +59,9 @@ const HUB_TO_MESH_RULE: JsonSchema = {
       description: "A hub reply to a message bridged from the mesh goes to that message's mesh sender instead of `recipient`.",
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const HUB_CONFIG_SCHEMA: JsonSchema = {
+export const HUB_CONFIG_SCHEMA = {
   type: 'object',
   default: {},
   additionalProperties: false,
@@ -127,47 +126,11 @@ export const HUB_CONFIG_SCHEMA: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export type ChunkProfileSetting = 'ble' | 'reticulum' | 'default' | 'wifiDirect' | 'internet' | 'nostr';
-
-export interface MeshToHubRuleSettings {
-  chat_id: string;
-  app_id: string | string[] | null;
-  recipient: string;
-  sender: string | null;
-  label: 'name' | 'none';
-  unverified: UnverifiedSenderSetting;
-}
-
-export type UnverifiedSenderSetting = 'mark' | 'bridge' | 'skip';
-
-export interface HubToMeshRuleSettings {
-  chat_id: string;
-  recipient: string | null;
-  app_id: string | null;
-  replies_to_sender: boolean;
-}
-
-/** The section after validation (every default filled in). */
-export interface HubSettings {
-  enabled: boolean;
-  url: string;
-  token: string | null;
-  token_file: string | null;
-  user_id: string | null;
-  device_id: string | null;
-  media_url: string | null;
-  reliability: 'v2' | 'v1';
-  ack_timeout_ms: number;
-  send_expiry_ms: number;
-  max_in_flight: number;
-  reconnect_min_ms: number;
-  reconnect_max_ms: number;
-  outbox_max_entries: number;
-  sender_names: Record<string, string>;
-  mesh_to_hub: MeshToHubRuleSettings[];
-  hub_to_mesh: HubToMeshRuleSettings[];
-  files: { max_upload_bytes: number; max_fetch_bytes: number; fetch_timeout_ms: number; fetch_deadline_ms: number; chunk_profile: ChunkProfileSetting };
-  to_mesh: { queue_max_entries: number; concurrency: number; max_attempts: number; retry_min_ms: number; retry_max_ms: number; max_text_bytes: number };
-}
+/** The section after validation (every default filled in), derived from the schema above. */
+export type HubSettings = FromSchema<typeof HUB_CONFIG_SCHEMA>;
+export type MeshToHubRuleSettings = HubSettings['mesh_to_hub'][number];
+export type HubToMeshRuleSettings = HubSettings['hub_to_mesh'][number];
+export type ChunkProfileSetting = HubSettings['files']['chunk_profile'];
+export type UnverifiedSenderSetting = MeshToHubRuleSettings['unverified'];

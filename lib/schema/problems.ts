@@ -9,7 +9,7 @@
  * "needs one of path, match".
  */
 import type { ErrorObject } from 'ajv';
-import { formatPath } from './env-overrides';
+import { formatPath } from './json-schema';
 
 export interface ConfigProblem {
   path: string;
@@ -26,9 +26,9 @@ function pathParts(instancePath: string): Array<string | number> {
 
 const got = (data: unknown): string => (data === undefined ? '' : ` (got ${JSON.stringify(data)})`);
 
-function describe(err: ErrorObject): ConfigProblem {
+function describe(err: ErrorObject, at: ReadonlyArray<string | number>): ConfigProblem {
   // Ajv paths are JSON pointers (/mqtt/tls/ca, /radios/0/kind); ours read like the YAML (mqtt.tls.ca, radios[0].kind).
-  const parts = pathParts(err.instancePath);
+  const parts = [...at, ...pathParts(err.instancePath)];
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'additionalProperties':
@@ -60,7 +60,7 @@ function branchOf(err: ErrorObject, base: string): number | undefined {
   return Number.isInteger(index) ? index : undefined;
 }
 
-function prune(errors: ErrorObject[]): Array<ErrorObject | ConfigProblem> {
+function prune(errors: ErrorObject[], at: ReadonlyArray<string | number>): Array<ErrorObject | ConfigProblem> {
   let rest: Array<ErrorObject | ConfigProblem> = errors.filter((e) => e.keyword !== 'if');
   // Innermost combinators first, so an outer one sees its branches already reduced.
   const summaries = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf').sort((a, b) => b.schemaPath.length - a.schemaPath.length);
@@ -76,12 +76,12 @@ function prune(errors: ErrorObject[]): Array<ErrorObject | ConfigProblem> {
     const all = [...branches.values()];
     if (all.length === 0) {
       // oneOf matched more than one branch.
-      rest.push({ path: formatPath(pathParts(summary.instancePath)), problem: 'matches more than one of its allowed forms' });
+      rest.push({ path: formatPath([...at, ...pathParts(summary.instancePath)]), problem: 'matches more than one of its allowed forms' });
       continue;
     }
     if (all.every((b) => b.every((e) => e.keyword === 'required' && e.instancePath === summary.instancePath))) {
       const names = [...new Set(all.flat().map((e) => String((e.params as { missingProperty?: unknown }).missingProperty)))];
-      rest.push({ path: formatPath(pathParts(summary.instancePath)), problem: `needs one of ${names.join(', ')}` });
+      rest.push({ path: formatPath([...at, ...pathParts(summary.instancePath)]), problem: `needs one of ${names.join(', ')}` });
       continue;
     }
     const typed = all.filter((b) => !b.some((e) => e.keyword === 'type' && e.instancePath === summary.instancePath));
@@ -92,12 +92,12 @@ function prune(errors: ErrorObject[]): Array<ErrorObject | ConfigProblem> {
   return rest;
 }
 
-/** Every problem of a failed validation, one per line-worthy fact, without duplicates. */
-export function problemsOf(errors: ErrorObject[]): ConfigProblem[] {
+/** Every problem of a failed validation, one per line-worthy fact, without duplicates; `at` prefixes every path. */
+export function problemsOf(errors: ErrorObject[], at: ReadonlyArray<string | number> = []): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const seen = new Set<string>();
-  for (const e of prune(errors)) {
-    const p = 'schemaPath' in e ? describe(e) : e;
+  for (const e of prune(errors, at)) {
+    const p = 'schemaPath' in e ? describe(e, at) : e;
     const key = `${p.path}\u0000${p.problem}`;
     if (seen.has(key)) continue;
     seen.add(key);
