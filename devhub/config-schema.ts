@@ -5,8 +5,8 @@
 const MIB = 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const ms = (def: number) => ({ type: 'integer', minimum: 0, default: def });
-const count = (def: number, minimum = 1) => ({ type: 'integer', minimum, default: def });
+const ms = (def: number) => ({ type: 'integer', minimum: 0, default: def }) as const;
+const count = (def: number, minimum = 1) => ({ type: 'integer', minimum, default: def }) as const;
 
 export const CONFIG_SCHEMA = {
   type: 'object',

@@ -4,41 +4,16 @@
  * (a token names one user, chat members are known users).
  */
 import fs from 'node:fs';
+import type { FromSchema } from 'json-schema-to-ts';
 import path from 'node:path';
 import YAML from 'yaml';
 import { validateAgainst } from '../lib/schema';
 import { CONFIG_SCHEMA } from './config-schema';
 import { DevHubConfigError } from './errors';
-import type {
-  DevHubChatConfig,
-  DevHubMediaStorage,
-  DevHubOptions,
-  DevHubSettings,
-  DevHubUserConfig,
-} from './options';
+import type { DevHubOptions, DevHubUserConfig } from './options';
 
-type DeepRequired<T> = { [K in keyof T]-?: NonNullable<T[K]> extends object ? DeepRequired<NonNullable<T[K]>> : NonNullable<T[K]> };
-
-export interface ResolvedConfig {
-  host: string;
-  port: number;
-  path: string;
-  users: DevHubUserConfig[];
-  chats: DevHubChatConfig[];
-  settings: DeepRequired<DevHubSettings>;
-  media: {
-    enabled: boolean;
-    port: number | undefined;
-    host: string | undefined;
-    storage: DevHubMediaStorage;
-    max_size_bytes: number;
-    allowed_mime_prefixes: string[];
-    public_base_url: string | undefined;
-  };
-  admin: { port: number; host: string; token: string | undefined };
-  state_file: string | undefined;
-  tls: { cert_file: string; key_file: string } | undefined;
-}
+/** The configuration after validation (every default filled in), derived from the schema so it is written once. */
+export type ResolvedConfig = FromSchema<typeof CONFIG_SCHEMA>;
 
 export function resolveOptions(options: DevHubOptions): ResolvedConfig {
   const config = structuredClone(options ?? {}) as Record<string, unknown>;
