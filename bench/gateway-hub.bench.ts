@@ -22,7 +22,7 @@ import { encodeFrame } from '../lib/mesh/frame';
 import { createMessage } from '../lib/mesh/message';
 import { MessageId } from '../lib/mesh/message-id';
 import { loadConfig } from '../gateway/load-config';
-import { loadExtensionSchemas } from '../gateway/extensions/index';
+import { loadExtensionSections } from '../gateway/extensions/index';
 import type { HubBridge } from '../gateway/extensions/hub-bridge/hub-bridge';
 import { Gateway } from '../gateway/gateway';
 import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
@@ -139,7 +139,7 @@ export async function benchRadioToHub(options: RadioToHubOptions = {}): Promise<
         hub: { enabled: true, url: hub.url, token: GATEWAY.token, user_id: GATEWAY.id, mesh_to_hub: [{ chat_id: CHAT, label: 'none' }] },
       }),
       env: {},
-      extensionSchemas: await loadExtensionSchemas(),
+      ...(await loadExtensionSections()),
       cwd: dir,
     });
     const gw = new Gateway(config);

@@ -18,7 +18,7 @@ import YAML from 'yaml';
 import { startDevHub, type DevHub } from '../devhub';
 import { loadConfig } from '../gateway/load-config';
 import { collectSecrets } from '../gateway/config/redact';
-import { loadExtensionSchemas } from '../gateway/extensions/index';
+import { loadExtensionSections } from '../gateway/extensions/index';
 import type { HubBridge } from '../gateway/extensions/hub-bridge/hub-bridge';
 import { Gateway } from '../gateway/gateway';
 import { loadOrCreateIdentity } from '../gateway/identity';
@@ -117,7 +117,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     const loaded = loadConfig({
       text: YAML.stringify(gatewayConfig({ stateDir: path.join(o.dir, 'gateway-state'), hubUrl: hub.wsUrl, mqttUrl: broker.url, statusPort: o.ports.status, radios })),
       env: {},
-      extensionSchemas: await loadExtensionSchemas(),
+      ...(await loadExtensionSections()),
       cwd: o.dir,
     });
     const logFile = path.join(o.dir, 'gateway.log');

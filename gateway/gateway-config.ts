@@ -7,7 +7,7 @@ import { CORE_CONFIG_SCHEMA, type JsonSchema } from './config/schema';
 import type { CoreConfig } from './config/types';
 import { DEVICES_CONFIG_SCHEMA, NODES_CONFIG_SCHEMA } from './mesh-nodes/config-schema';
 import type { DeviceMapping, NodesConfig } from './mesh-nodes/types';
-import { RADIO_CONFIG_SCHEMA, type RadioConfig } from './radios/radio-config';
+import { RADIO_CONFIG_SCHEMA, type RadioConfig } from './radios';
 
 export type RadioSettings = RadioConfig;
 

@@ -10,7 +10,7 @@ import YAML from 'yaml';
 import { GatewayError } from './errors';
 import { sendPolicyProblems } from './mqtt/send-policy';
 import { mappingProblems } from './mesh-nodes/readings';
-import { resolveRadioConfig, type RadioConfig } from './radios/radio-config';
+import { resolveRadioConfig, type RadioConfig } from './radios';
 import { applyEnvOverrides, type EnvOverrideResult } from './config/env-overrides';
 import { validateAgainst, type ConfigProblem } from '../lib/schema';
 import { withExtensionSchemas, type JsonSchema } from './config/schema';
@@ -25,6 +25,8 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Schemas of optional extensions, by section name (see `withExtensionSchemas`). */
   extensionSchemas?: Record<string, JsonSchema>;
+  /** Checks of the extensions' sections beyond their schemas (see `loadExtensionSections`); run once all else passed. */
+  extensionChecks?: ReadonlyArray<(config: GatewayConfig) => ConfigProblem[]>;
   /** Base for relative paths when there is no file. */
   cwd?: string;
 }
@@ -140,6 +142,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     readSecretFiles(config, problems);
     checkFiles(config, problems);
   }
+  if (problems.length === 0) for (const check of options.extensionChecks ?? []) problems.push(...check(config));
   if (problems.length) {
     throw new GatewayError('CONFIG_INVALID', `invalid configuration:\n${problems.map((p) => `  ${p.path}: ${p.problem}`).join('\n')}`, {
       problems,

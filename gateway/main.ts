@@ -6,7 +6,7 @@
 import type { Writable } from 'node:stream';
 import { loadConfig, type LoadedConfig } from './load-config';
 import { collectSecrets } from './config/redact';
-import { loadExtensionSchemas } from './extensions/index';
+import { loadExtensionSections } from './extensions/index';
 import { Gateway } from './gateway';
 import { child, createLogger, type Logger } from './logger';
 import type { Radio } from './radios/radio';
@@ -22,8 +22,7 @@ export interface RunOptions {
 }
 
 export async function loadGatewayConfig(file: string | undefined, env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
-  const extensionSchemas = await loadExtensionSchemas();
-  return loadConfig({ ...(file !== undefined ? { file } : {}), env, extensionSchemas });
+  return loadConfig({ ...(file !== undefined ? { file } : {}), env, ...(await loadExtensionSections()) });
 }
 
 /** Runs until SIGTERM/SIGINT; resolves with the exit code. */

@@ -9,7 +9,7 @@
  * extension (lint checks it); what two share lives below them (`gateway/mqtt/`, `gateway/mesh-nodes/`, the bus).
  */
 import type { GatewayConfig } from '../gateway-config';
-import type { JsonSchema } from '../../lib/schema';
+import type { ConfigProblem, JsonSchema } from '../../lib/schema';
 import type { ExtensionFactory } from '../extension';
 
 export interface ExtensionEntry {
@@ -36,10 +36,13 @@ export const EXTENSIONS: readonly ExtensionEntry[] = [
   { name: 'status-http', module: './status', enabled: (c) => c.http.enabled },
 ];
 
+/** What an extension checks in its section beyond the schema, once the schema passed. */
+export type ExtensionCheck = (config: GatewayConfig) => ConfigProblem[];
+
 export interface ExtensionModule {
   createExtension?: ExtensionFactory;
   configSchema?: JsonSchema;
-  checkConfig?: (config: GatewayConfig) => Array<{ path: string; problem: string }>;
+  checkConfig?: ExtensionCheck;
   [factory: string]: unknown;
 }
 
@@ -72,15 +75,17 @@ export async function loadExtensionModule(entry: ExtensionEntry): Promise<Extens
 }
 
 /**
- * The config schemas the extensions bring, by section (for `loadConfig`), read from their light indexes. An optional
- * extension absent from the build brings none.
+ * Everything `loadConfig` needs from the extensions, through their indexes: each section's schema and each check
+ * the schema cannot express (the hub bridge's token and rules). Spread into `loadConfig`'s options.
  */
-export async function loadExtensionSchemas(): Promise<Record<string, JsonSchema>> {
-  const out: Record<string, JsonSchema> = {};
+export async function loadExtensionSections(): Promise<{ extensionSchemas: Record<string, JsonSchema>; extensionChecks: ExtensionCheck[] }> {
+  const extensionSchemas: Record<string, JsonSchema> = {};
+  const extensionChecks: ExtensionCheck[] = [];
   for (const entry of EXTENSIONS) {
     if (!entry.section) continue;
-    const schema = (await loadExtensionModule(entry))?.configSchema;
-    if (schema) out[entry.section] = schema;
+    const mod = await loadExtensionModule(entry);
+    if (mod?.configSchema) extensionSchemas[entry.section] = mod.configSchema;
+    if (mod?.checkConfig) extensionChecks.push(mod.checkConfig);
   }
-  return out;
+  return { extensionSchemas, extensionChecks };
 }

@@ -99,4 +99,17 @@ describe('gateway/hub configuration', () => {
     assert.deepEqual(checkConfig(load({ enabled: true, token: SECRET })), [{ path: 'hub.user_id', problem: 'is required (the hub user id of the bridge account)' }]);
     assert.deepEqual(checkConfig(load({ enabled: true, token: SECRET, user_id: 'agt_x' })), []);
   });
+
+  it("reports an enabled bridge's problems with every other problem when the config is loaded", () => {
+    const load = () => loadConfig({ text: YAML.stringify({ hub: { enabled: true } }), env: {}, extensionSchemas: { hub: configSchema }, extensionChecks: [checkConfig], cwd: os.tmpdir() });
+    assert.throws(load, (err: unknown) => {
+      const problems = (err as { code?: string; details?: { problems?: unknown } }).details?.problems;
+      assert.equal((err as { code?: string }).code, 'CONFIG_INVALID');
+      assert.deepEqual(problems, [
+        { path: 'hub.token', problem: 'is required (or hub.token_file, or the CLAWLING_HUB_TOKEN variable)' },
+        { path: 'hub.user_id', problem: 'is required (the hub user id of the bridge account)' },
+      ]);
+      return true;
+    });
+  });
 });
