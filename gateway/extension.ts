@@ -16,6 +16,7 @@ import type { Topics } from './mqtt/topics';
 import type { Clock } from '../lib/clock';
 import type { MeshApi } from './router';
 import type { GatewayInfo } from './gateway-info';
+import type { HealthCause, HealthStatus } from './health';
 
 export type { GatewayInfo } from './gateway-info';
 
@@ -108,7 +109,9 @@ export interface GatewaySnapshot {
   heap_used_bytes: number;
   radios: Array<{ id: string; kind?: string; state: string; detail?: string; peers: number }>;
   neighbours: Array<{ radio: string; id: string; address?: string; connected: boolean; wire_versions: number[]; rssi?: number; mtu?: number }>;
-  mqtt: { enabled: boolean; connected: boolean; protocol_version?: 4 | 5; url?: string };
+  mqtt: { enabled: boolean; connected: boolean; protocol_version?: 4 | 5; url?: string; refused?: string };
+  /** What `/health` answers (gateway/health.ts), the same everywhere it is shown. */
+  health: { status: HealthStatus; causes: HealthCause[] };
   queues: Record<string, QueueDepth>;
   messages_per_s: number;
   /** Present when `mqtt.site.id` is set and the site extension runs. */

@@ -15,6 +15,7 @@ import { EventBus } from './bus';
 import type { GatewayConfig } from './gateway-config';
 import { GatewayError } from './errors';
 import { QueueRegistry, SiteBoard, type Extension, type ExtensionContext, type GatewayInfo, type GatewaySnapshot } from './extension';
+import { HealthMonitor } from './health';
 import { EXTENSIONS, factoryOf, loadExtensionModule } from './extensions/index';
 import { loadOrCreateIdentity, type GatewayIdentity } from './identity';
 import { child, silentLogger } from './logger';
@@ -75,6 +76,7 @@ export class Gateway {
   private logger: Logger;
   private readonly clock: Clock;
   private busValue: EventBus | undefined;
+  private health: HealthMonitor | undefined;
   private identityValue: GatewayIdentity | undefined;
   private store: Store | undefined;
   private radioList: Radio[] = [];
@@ -153,6 +155,12 @@ export class Gateway {
       this.store = openGatewayStore(config, this.logger);
       const bus = new EventBus(child(this.logger, 'bus'));
       this.busValue = bus;
+      this.health = new HealthMonitor(this.clock, {
+        mqttEnabled: config.mqtt.enabled,
+        mqttDownMs: config.http.health_mqtt_down_ms,
+        radioGraceMs: config.http.health_radio_grace_ms,
+      });
+      this.health.attach(bus);
       this.metrics.gauge('clawling_gateway_bus_listener_errors_total', 'Bus listeners that threw (extension bugs).', () => bus.errors);
       this.metrics.gauge('clawling_gateway_uptime_seconds', 'Seconds since start.', () => Math.round((this.clock.now() - this.info.startedAt) / 1000));
       this.metrics.gauge('clawling_gateway_resident_memory_bytes', 'Resident set size of the process.', () => process.memoryUsage.rss());
@@ -262,15 +270,20 @@ export class Gateway {
     const mem = process.memoryUsage();
     const conn = this.connection;
     const site = this.site.read();
+    const mqtt: GatewaySnapshot['mqtt'] = conn
+      ? { enabled: true, connected: conn.connected, protocol_version: conn.protocolVersion, url: redactUrl(this.config.mqtt.url), ...(conn.refused !== undefined ? { refused: conn.refused } : {}) }
+      : { enabled: false, connected: false };
+    const radios = this.radioList.map((r) => {
+      const s = r.status();
+      return { id: r.id, kind: r.kind, state: s.state, peers: s.peers, ...(s.detail !== undefined ? { detail: s.detail } : {}) };
+    });
+    const health = this.health?.assess(radios, mqtt) ?? { status: 'starting' as const, causes: [] };
     return {
       gateway: info,
       uptime_s: Math.round((this.clock.now() - info.startedAt) / 1000),
       rss_bytes: mem.rss,
       heap_used_bytes: mem.heapUsed,
-      radios: this.radioList.map((r) => {
-        const s = r.status();
-        return { id: r.id, kind: r.kind, state: s.state, peers: s.peers, ...(s.detail !== undefined ? { detail: s.detail } : {}) };
-      }),
+      radios,
       neighbours: (this.routerValue?.neighbours() ?? []).map((n) => ({
         radio: n.radioId,
         id: n.peer.id,
@@ -280,9 +293,8 @@ export class Gateway {
         ...(n.peer.rssi !== undefined ? { rssi: n.peer.rssi } : {}),
         ...(n.peer.mtu !== undefined ? { mtu: n.peer.mtu } : {}),
       })),
-      mqtt: conn
-        ? { enabled: true, connected: conn.connected, protocol_version: conn.protocolVersion, url: redactUrl(this.config.mqtt.url) }
-        : { enabled: false, connected: false },
+      mqtt,
+      health: { status: health.status, causes: health.causes },
       queues: this.queues.read(),
       messages_per_s: this.rate.rate(),
       ...(site !== undefined ? { site } : {}),

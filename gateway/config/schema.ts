@@ -197,6 +197,13 @@ export const CORE_CONFIG_SCHEMA = {
           default: 60000,
           description: '/health answers 503 (degraded) once MQTT (when enabled) has been disconnected this long; 0: as soon as it drops.',
         },
+        health_radio_grace_ms: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 86400000,
+          default: 60000,
+          description: 'A radio that was ready and is reconnecting still counts as usable for /health this long; one that never became ready gets no grace.',
+        },
       },
     },
     hub: {

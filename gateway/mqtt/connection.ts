@@ -60,6 +60,7 @@ export class MqttConnection {
   private readonly clock: Clock;
   private readonly random: () => number;
   private lastError: string | undefined;
+  private refusal: string | undefined;
   private tlsFiles: { ca?: Buffer; cert?: Buffer; key?: Buffer } | undefined;
   /** Successful connections so far (a metric; the first is not a reconnect). */
   connects = 0;
@@ -83,6 +84,11 @@ export class MqttConnection {
 
   get connected(): boolean {
     return this.isUp;
+  }
+
+  /** The broker's refusal of the credentials since the last successful connection (not a transient fault). */
+  get refused(): string | undefined {
+    return this.refusal;
   }
 
   get protocolVersion(): 4 | 5 {
@@ -244,6 +250,7 @@ export class MqttConnection {
       this.isUp = true;
       this.connects += 1;
       this.lastError = undefined;
+      this.refusal = undefined;
       this.options.logger.info({ url: redactUrl(this.options.config.url), protocolVersion: this.version }, 'connected to the broker');
       for (const [filter, qos] of this.subscriptions) this.subscribeNow(client, filter, qos);
       for (const { filter, qos } of this.protocolSubscriptions.values()) this.subscribeNow(client, filter(this.version), qos);
@@ -264,7 +271,10 @@ export class MqttConnection {
         return;
       }
       this.lastError = err.message;
-      if (code !== undefined && NOT_AUTHORISED.has(code)) this.options.logger.error({ code }, 'the broker refused the credentials');
+      if (code !== undefined && NOT_AUTHORISED.has(code)) {
+        this.refusal = `${err.message} (code ${code})`;
+        this.options.logger.error({ code }, 'the broker refused the credentials');
+      }
       else this.options.logger.warn({ err: { message: err.message, code: err.code } }, 'broker connection error');
     });
     client.on('close', () => {

@@ -35,6 +35,10 @@ export class BridgeHealth extends Extension {
     const outbox = s.queues.mqtt;
     const body = {
       state: 'online',
+      // Home Assistant's problem sensor on the gateway device reads these: the same verdict as /health.
+      health: s.health.status,
+      problem: s.health.status === 'degraded',
+      causes: s.health.causes,
       uptime_s: s.uptime_s,
       rss_bytes: s.rss_bytes,
       heap_used_bytes: s.heap_used_bytes,

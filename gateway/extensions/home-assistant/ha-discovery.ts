@@ -51,6 +51,19 @@ export class HaDiscovery extends Extension {
       sensor('peers', { name: 'Mesh neighbours', state_topic: topics.bridgeHealth, value_template: '{{ value_json.peers }}', state_class: 'measurement', icon: 'mdi:access-point-network' }),
       sensor('outbox', { name: 'MQTT outbox', state_topic: topics.bridgeHealth, value_template: '{{ value_json.outbox_depth }}', unit_of_measurement: 'messages', state_class: 'measurement', entity_category: 'diagnostic', icon: 'mdi:tray-full' }),
     ];
+    components.push({
+      platform: 'binary_sensor',
+      key: 'problem',
+      config: {
+        name: 'Problem',
+        state_topic: topics.bridgeHealth,
+        value_template: "{{ 'ON' if value_json.problem else 'OFF' }}",
+        json_attributes_topic: topics.bridgeHealth,
+        json_attributes_template: '{{ {"health": value_json.health, "causes": value_json.causes} | tojson }}',
+        device_class: 'problem',
+        entity_category: 'diagnostic',
+      },
+    });
     for (const r of this.ctx.mesh.radios()) {
       components.push(sensor(`radio_${haObjectId(r.radioId)}_state`, {
         name: `Radio ${r.radioId}`,

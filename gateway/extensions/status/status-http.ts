@@ -1,21 +1,17 @@
 /**
  * The status HTTP server, on loopback unless configured otherwise: `/health` (JSON; 200 when ready, 503 while
- * starting, stopping or degraded: see health.ts), `/metrics` (Prometheus text format), `/status.json` and `/` (the self-refreshing status page). It only
+ * starting, stopping or degraded: see gateway/health.ts), `/metrics` (Prometheus text format), `/status.json` and `/` (the self-refreshing status page). It only
  * reads; nothing here changes the gateway, so exposing it needs no authentication beyond the bind address.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Extension, type ExtensionContext } from '../../extension';
-import { assessHealth } from './health';
 import { renderStatusPage, type RecentMessage } from './status-page';
 
 export class StatusHttp extends Extension {
   readonly name = 'status-http';
   private server: http.Server | undefined;
   private readonly recent: RecentMessage[] = [];
-  private stopping = false;
-  private started = false;
-  private mqttDownSince: number | undefined;
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
@@ -49,18 +45,6 @@ export class StatusHttp extends Extension {
       if (e.rx.rssi !== undefined) row.rssi = e.rx.rssi;
       this.recent.unshift(row);
       if (this.recent.length > keep) this.recent.length = keep;
-    });
-    this.ctx.bus.on('stopping', this, () => {
-      this.stopping = true;
-    });
-    this.ctx.bus.on('started', this, () => {
-      this.started = true;
-    });
-    // Down from the start until the first connection: a broker that never answers is as bad as one that left.
-    this.mqttDownSince = this.ctx.config.mqtt.enabled ? this.ctx.clock.now() : undefined;
-    this.ctx.bus.on('mqttState', this, (e) => {
-      if (e.connected) this.mqttDownSince = undefined;
-      else this.mqttDownSince ??= this.ctx.clock.now();
     });
     const server = http.createServer((req, res) => this.handle(req, res));
     server.keepAliveTimeout = 5000;
@@ -98,14 +82,7 @@ export class StatusHttp extends Extension {
       switch (path) {
         case '/health': {
           const s = this.ctx.snapshot();
-          const health = assessHealth({
-            phase: this.stopping ? 'stopping' : this.started ? 'running' : 'starting',
-            radios: s.radios,
-            mqtt: s.mqtt,
-            mqttDownSince: this.mqttDownSince,
-            now: this.ctx.clock.now(),
-            mqttDownMs: this.ctx.config.http.health_mqtt_down_ms,
-          });
+          const health = s.health;
           const body = {
             status: health.status,
             causes: health.causes,
@@ -117,7 +94,7 @@ export class StatusHttp extends Extension {
             radios: s.radios,
             queues: s.queues,
           };
-          res.writeHead(health.http, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
+          res.writeHead(health.status === 'ok' ? 200 : 503, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
           return;
         }
         case '/metrics':

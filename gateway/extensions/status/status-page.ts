@@ -65,6 +65,8 @@ th{background:#f0f0f0}.none{color:#888}code{font-size:.9em}
 <h1>${esc(s.gateway.name)}</h1>
 <div class="meta">id <code>${esc(s.gateway.id)}</code> · address <code>${esc(s.gateway.address)}</code> · version ${esc(s.gateway.version)}
 · up ${esc(s.uptime_s)} s · RSS ${esc((s.rss_bytes / 1048576).toFixed(1))} MiB · ${esc(s.messages_per_s)} msg/s · MQTT ${esc(mqtt)}</div>
+<h2>Health: ${esc(s.health.status)}</h2>
+${s.health.causes.length > 0 ? table(['cause', 'detail'], s.health.causes.map((c) => [c.code, c.detail])) : '<p class="none">no problem</p>'}
 <h2>Radios</h2>
 ${table(['radio', 'kind', 'state', 'detail', 'peers'], s.radios.map((r) => [r.id, r.kind, r.state, r.detail, r.peers]))}
 <h2>Neighbours</h2>

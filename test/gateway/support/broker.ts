@@ -18,7 +18,12 @@ export interface TestBroker {
   readonly published: Array<{ topic: string; payload: Buffer; retain: boolean; clientId: string }>;
 }
 
-export async function startBroker(port = 0): Promise<TestBroker> {
+export interface BrokerOptions {
+  /** Only this user name and password may connect; any other gets CONNACK 4 (bad user name or password). */
+  credentials?: { username: string; password: string };
+}
+
+export async function startBroker(port = 0, options: BrokerOptions = {}): Promise<TestBroker> {
   let aedes: Aedes | undefined;
   let server: net.Server | undefined;
   const sockets = new Set<net.Socket>();
@@ -28,6 +33,13 @@ export async function startBroker(port = 0): Promise<TestBroker> {
   const up = async (): Promise<void> => {
     aedes = await Aedes.createBroker();
     const a = aedes;
+    const wanted = options.credentials;
+    if (wanted) {
+      a.authenticate = (_client, username, password, done) => {
+        if (username === wanted.username && password?.toString() === wanted.password) done(null, true);
+        else done(Object.assign(new Error('bad user name or password'), { returnCode: 4 }) as never, false);
+      };
+    }
     a.on('publish', (packet, client) => {
       if (client) published.push({ topic: packet.topic, payload: Buffer.from(packet.payload), retain: packet.retain, clientId: client.id });
     });

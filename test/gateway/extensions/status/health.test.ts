@@ -126,4 +126,38 @@ describe('gateway /health', function () {
     assert.equal(h.code, 503);
     assert.equal(h.body.status, 'stopping');
   });
+
+  it('answers 503 degraded at once when the only radio never became ready (a serial path that does not exist)', async () => {
+    const base = await start({ radios: [{ id: 'usb0', kind: 'serial', path: path.join(dir, 'no-such-tty') }] });
+    const health = await getHealth(base);
+    assert.equal(health.code, 503);
+    assert.equal(health.body.status, 'degraded');
+    assert.deepEqual(health.body.causes.map((c) => c.code), ['RADIOS_UNUSABLE']);
+    assert.match(health.body.causes[0]!.detail, /usb0/);
+    const status = JSON.parse(await new Promise<string>((resolve, reject) => {
+      http.get(`${base}/status.json`, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    })) as { health: Health };
+    assert.deepEqual(status.health, { status: health.body.status, causes: health.body.causes });
+  });
+
+  it('answers 503 degraded at once when the broker refuses the credentials, long before http.health_mqtt_down_ms', async () => {
+    broker = await startBroker(0, { credentials: { username: 'gateway', password: 'right' } });
+    const base = await start({
+      radios: [{ id: 'sim0', kind: 'simulated' }],
+      mqtt: { enabled: true, url: broker.url, username: 'gateway', password: 'wrong' },
+      http: { enabled: true, port: 0, health_mqtt_down_ms: 3_600_000 },
+    });
+    let health = await getHealth(base);
+    await eventually(() => {
+      void getHealth(base).then((h) => (health = h));
+      return health.body.causes.some((c) => c.code === 'MQTT_REFUSED');
+    }, 10000, 'refusal reported');
+    assert.equal(health.code, 503);
+    assert.equal(health.body.status, 'degraded');
+    assert.equal(JSON.stringify(health.body).includes('wrong'), false, 'the password is never shown');
+  });
 });
