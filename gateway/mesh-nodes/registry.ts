@@ -5,6 +5,7 @@
  * can claim any sender address, so past `maxNodes` the node heard longest ago (never a connected neighbour) goes.
  */
 import { isAddress } from '../../lib/mesh/address';
+import { cutText } from '../../lib/text-cut';
 import type { ReadingValue } from './readings';
 
 export interface LastMessage {
@@ -76,7 +77,7 @@ export class NodeRegistry {
 
   message(node: NodeRecord, m: Omit<LastMessage, 'content'> & { content: string }): void {
     node.messages += 1;
-    node.lastMessage = { ...m, content: m.content.length > STATE_TEXT_LIMIT ? `${m.content.slice(0, STATE_TEXT_LIMIT - 1)}…` : m.content };
+    node.lastMessage = { ...m, content: cutText(m.content, STATE_TEXT_LIMIT) };
   }
 
   /** A link to a neighbour came up or went down. */

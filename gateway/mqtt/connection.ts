@@ -9,6 +9,7 @@
  * so there is one resend path for a broker restart and for a gateway restart.
  */
 import fs from 'node:fs';
+import { wellFormedJson } from '../../lib/text-cut';
 import mqtt, { type IClientOptions, type IClientPublishOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import { jitteredDelay } from '../../lib/backoff';
@@ -137,7 +138,8 @@ export class MqttConnection {
     const generation = this.generation;
     const opts: IClientPublishOptions = { qos: options.qos ?? 0, retain: options.retain ?? false };
     if (this.version === 5 && options.properties) opts.properties = options.properties;
-    client.publish(topic, payload, opts, (err) => {
+    // Text leaves well-formed: a lone surrogate in a mesh message must not break the state Home Assistant keeps.
+    client.publish(topic, typeof payload === 'string' ? wellFormedJson(payload) : payload, opts, (err) => {
       // A callback from a client we already replaced is news about a connection that no longer exists.
       if (generation !== this.generation) return callback(new GatewayError('MQTT_DISCONNECTED', 'the connection was replaced'));
       callback(err ?? undefined);

@@ -6,6 +6,7 @@
  * Each refusal is a `GatewayError` with a stable code; a rate refusal says when to try again.
  */
 import { isAddress } from '../../lib/mesh/address';
+import { cutText } from '../../lib/text-cut';
 import { isGatedControlContent, isInternalContent } from '../../lib/mesh/control-prefixes';
 import { priorityCode } from '../../lib/mesh/enums';
 import { DEFAULT_TTL, type MeshMessage, type Priority } from '../../lib/mesh/message';
@@ -62,7 +63,7 @@ export class TokenBucket {
 const PRIORITY_ORDER = (p: Priority): number => priorityCode(p);
 
 function shown(text: string): string {
-  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
+  return JSON.stringify(cutText(text, 65));
 }
 
 export class SendPolicy {

@@ -43,6 +43,10 @@ interface LastSend {
   error?: string;
 }
 
+/** How many node devices a republish announces per step, and the pause between steps. */
+const REPUBLISH_BATCH = 50;
+const REPUBLISH_PACE_MS = 250;
+
 export class HaNodes extends Extension {
   readonly name = 'ha-nodes';
   readonly registry: NodeRegistry;
@@ -63,6 +67,9 @@ export class HaNodes extends Extension {
   private readonly readings: Counter;
   /** The gateway's one send policy: a notify entity is a door into the mesh like `<base>/send`. */
   private readonly policy: SendPolicy;
+  /** Node addresses waiting for their paced republish (a Set: a second trigger does not announce a device twice). */
+  private readonly pending = new Set<string>();
+  private paceTimer: unknown;
   private readonly onUp = (): void => this.republish();
   private readonly onMessage = (m: ConnectionEvents['message']): void => this.incoming(m);
 
@@ -91,6 +98,8 @@ export class HaNodes extends Extension {
     else conn.subscribeByProtocol('node-send', SiteTopics.of({ ...site, id: site.id }).share(this.topics.sendFilter, site.v311_owner), 1);
     conn.subscribe(this.topics.forget, 1);
     conn.subscribe(this.topics.viaFilter, 1);
+    // Home Assistant's birth message after its restart: it has forgotten every device it was not told again.
+    if (this.ctx.config.mqtt.homeassistant.enabled) conn.subscribe(this.ctx.config.mqtt.homeassistant.status_topic, 1);
     for (const n of this.ctx.mesh.neighbours()) this.onPeer({ radioId: n.radioId, peer: n.peer, change: 'up' });
     this.scheduleSweep();
   }
@@ -101,6 +110,9 @@ export class HaNodes extends Extension {
     conn.off('message', this.onMessage);
     this.ctx.clock.clearTimeout(this.flushTimer);
     this.ctx.clock.clearTimeout(this.sweepTimer);
+    this.ctx.clock.clearTimeout(this.paceTimer);
+    this.paceTimer = undefined;
+    this.pending.clear();
     await super.stop();
   }
 
@@ -158,10 +170,33 @@ export class HaNodes extends Extension {
     this.dirty.clear();
   }
 
+  /**
+   * Every node device again, once, paced: after a reconnection (the broker may have lost its retained store) and when
+   * Home Assistant announces itself. Hundreds of retained configs at once would flood Home Assistant's MQTT queue.
+   */
   private republish(): void {
     this.announced.clear();
-    for (const node of this.registry.list()) this.publishNode(node, true);
-    this.dirty.clear();
+    for (const node of this.registry.list()) this.pending.add(node.address);
+    this.drainRepublish();
+  }
+
+  private drainRepublish(): void {
+    if (this.paceTimer !== undefined) return;
+    let sent = 0;
+    for (const address of this.pending) {
+      if (sent === REPUBLISH_BATCH) break;
+      this.pending.delete(address);
+      const node = this.registry.get(address);
+      if (!node) continue;
+      this.publishNode(node, true);
+      this.dirty.delete(address);
+      sent += 1;
+    }
+    if (this.pending.size === 0) return;
+    this.paceTimer = this.ctx.clock.setTimeout(() => {
+      this.paceTimer = undefined;
+      this.drainRepublish();
+    }, REPUBLISH_PACE_MS);
   }
 
   private scheduleSweep(): void {
@@ -325,6 +360,10 @@ export class HaNodes extends Extension {
   }
 
   private incoming(m: ConnectionEvents['message']): void {
+    if (m.topic === this.ctx.config.mqtt.homeassistant.status_topic) {
+      if (m.payload.toString('utf8').trim() === 'online') this.republish();
+      return;
+    }
     const via = this.topics.parseVia(m.topic);
     if (via) {
       this.otherView(via.address, via.gatewayId, m.payload);

@@ -6,8 +6,8 @@
  * bridge takes it back to a hub.
  */
 import type { InboundMessage } from '../../../lib/hub/events';
+import { cutUtf8 } from '../../../lib/text-cut';
 import type { Fragment } from '../../../lib/hub/fragments';
-import { utf8Length } from '../../../lib/bytes';
 import type { MediaFragment } from '../../../lib/media/fragment';
 import { createMessage, DEFAULT_TTL, type MeshMessage } from '../../../lib/mesh/message';
 import type { ContentType } from '../../../lib/mesh/message';
@@ -35,20 +35,8 @@ export interface ToMeshJob {
 
 const MEDIA_KINDS = new Set(['image', 'video', 'audio', 'file']);
 
-/** Cuts `text` to at most `maxBytes` UTF-8 bytes at a code point boundary, marking the cut with an ellipsis. */
-export function clampText(text: string, maxBytes: number): string {
-  if (utf8Length(text) <= maxBytes) return text;
-  const room = maxBytes - 3;
-  let bytes = 0;
-  let end = 0;
-  for (const ch of text) {
-    const n = utf8Length(ch);
-    if (bytes + n > room) break;
-    bytes += n;
-    end += ch.length;
-  }
-  return `${text.slice(0, end)}…`;
-}
+/** Cuts `text` to at most `maxBytes` UTF-8 bytes at a grapheme boundary, marking the cut with an ellipsis. */
+export const clampText = cutUtf8;
 
 function mediaRef(f: Fragment): MediaRef | undefined {
   if (!MEDIA_KINDS.has(f.kind) || typeof f.url !== 'string' || f.url === '') return undefined;

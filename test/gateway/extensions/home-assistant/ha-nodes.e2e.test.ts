@@ -104,6 +104,20 @@ describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', funct
     assert.equal(unnamed.components.door!.platform, 'binary_sensor');
   });
 
+  it("announces every node device again, once each, when Home Assistant comes back online", async () => {
+    await rec.until(() => [alice, bob].every((p) => last(rec, discoveryOf(p.address)) !== undefined), 5000, 'both neighbours discovered');
+    const count = (address: string): number => rec.on(discoveryOf(address)).length;
+    const before = [count(alice.address), count(bob.address)];
+    await rec.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
+    await rec.until(() => count(alice.address) > before[0]! && count(bob.address) > before[1]!, 5000, 'both devices announced again');
+    // A second birth message while nothing else happens: again once each, never a burst of repeats.
+    await rec.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
+    await rec.until(() => count(alice.address) > before[0]! + 1 && count(bob.address) > before[1]! + 1, 5000, 'announced after the second birth');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.deepEqual([count(alice.address), count(bob.address)], [before[0]! + 2, before[1]! + 2]);
+    assert.deepEqual(discoveryProblems(rec.messages), []);
+  });
+
   it('turns mapped messages into typed readings on the node state topic, and counts what does not match', async () => {
     const self = gw.gateway.info.address;
     await alice.send(msg(alice, self, 'temperature 21.5 °C'));
@@ -125,6 +139,18 @@ describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', funct
     assert.equal(lastJson<{ mapping_mismatches: number }>(rec, `${NODES}/${alice.address}/state`)!.mapping_mismatches, 1);
     const metrics = gw.gateway.metrics.renderPrometheus();
     assert.match(metrics, /^clawling_gateway_node_mapping_mismatches_total\{device="0",entity="temperature"\} 1$/m);
+  });
+
+  it('cuts a long last message between characters, never inside a surrogate pair, so the state stays valid for Home Assistant', async () => {
+    const content = `${'a'.repeat(253)}😀 and more after the emoji`;
+    await alice.send(msg(alice, gw.gateway.info.address, content));
+    const topic = `${NODES}/${alice.address}/state`;
+    await rec.until(() => (lastJson<{ last_message: { content: string } } | undefined>(rec, topic)?.last_message?.content ?? '').startsWith('aaa'), 5000, 'the last message');
+    const raw = last(rec, topic)!;
+    assert.equal(/\\ud[89a-f]/i.test(raw), false, 'no escaped lone surrogate in the payload');
+    const shown = lastJson<{ last_message: { content: string } }>(rec, topic)!.last_message.content;
+    assert.equal(shown, `${'a'.repeat(253)}…`);
+    assert.ok(shown.length <= 255);
   });
 
   it('takes no reading from a claimed sender unless the mapping accepts claimed senders', async () => {
