@@ -11,6 +11,7 @@ import { GatewayError } from './errors';
 import { sendPolicyProblems } from './mqtt/send-policy';
 import { mappingProblems } from './mesh-nodes/readings';
 import { resolveRadioConfig, type RadioConfig } from './radios';
+import { yamlProblems } from './config/yaml-problems';
 import { applyEnvOverrides, type EnvOverrideResult } from './config/env-overrides';
 import { validateAgainst, type ConfigProblem } from '../lib/schema';
 import { withExtensionSchemas, type JsonSchema } from './config/schema';
@@ -43,8 +44,8 @@ export interface LoadedConfig {
 function readYaml(text: string, where: string): Record<string, unknown> {
   const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length) {
-    const problems = doc.errors.map((e) => ({ path: where, problem: e.message.split('\n')[0] ?? e.message }));
-    throw new GatewayError('CONFIG_YAML', `${where}: ${problems.map((p) => p.problem).join('; ')}`, { problems });
+    const problems = yamlProblems(text, doc.errors);
+    throw new GatewayError('CONFIG_YAML', `${where}: ${problems.map((p) => `${p.path}: ${p.problem}`).join('\n')}`, { problems });
   }
   const value = doc.toJS() as unknown;
   if (value === null || value === undefined) return {};

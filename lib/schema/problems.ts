@@ -10,6 +10,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import { formatPath } from './json-schema';
+import { nearestName } from './nearest';
 
 export interface ConfigProblem {
   path: string;
@@ -31,8 +32,11 @@ function describe(err: ErrorObject, at: ReadonlyArray<string | number>): ConfigP
   const parts = [...at, ...pathParts(err.instancePath)];
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
-    case 'additionalProperties':
-      return { path: formatPath([...parts, String(p.additionalProperty)]), problem: 'is not a known setting' };
+    case 'additionalProperties': {
+      const known = Object.keys(((err.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
+      const meant = nearestName(String(p.additionalProperty), known);
+      return { path: formatPath([...parts, String(p.additionalProperty)]), problem: meant === undefined ? 'is not a known setting' : `is not a known setting; did you mean ${meant}?` };
+    }
     case 'required':
       return { path: formatPath([...parts, String(p.missingProperty)]), problem: 'is required' };
     case 'enum':

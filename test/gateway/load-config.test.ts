@@ -62,13 +62,44 @@ describe('gateway config: loadConfig', () => {
     const byPath = new Map(found.map((p) => [p.path, p.problem]));
     assert.match(byPath.get('mqtt.url') ?? '', /does not match/);
     assert.match(byPath.get('mqtt.keepalive_s') ?? '', />= 0/);
-    assert.equal(byPath.get('mqtt.verison'), 'is not a known setting');
+    assert.equal(byPath.get('mqtt.verison'), 'is not a known setting; did you mean version?');
     assert.match(byPath.get('http.port') ?? '', /must be integer/);
     assert.ok([...byPath.keys()].some((p) => p.startsWith('radios[0]')), `no radios[0] problem in ${JSON.stringify(found)}`);
   });
 
   it('refuses YAML that does not parse, naming the file', () => {
     assert.throws(() => loadConfig({ text: 'mqtt: [unclosed', env: {} }), (err: unknown) => err instanceof GatewayError && err.code === 'CONFIG_YAML');
+  });
+
+  it('shows a YAML mistake on its own line with a caret, also when the parser notices it later', () => {
+    const yamlProblem = (text: string): { path: string; problem: string } => {
+      try {
+        loadConfig({ text, env: {} });
+      } catch (err) {
+        return ((err as GatewayError).details as { problems: Array<{ path: string; problem: string }> }).problems[0]!;
+      }
+      return assert.fail('expected CONFIG_YAML');
+    };
+    const head = 'gateway:\n  name: x\nmqtt:\n  url: mqtt://a\n  username: u\nhttp:\n  port: 8089\nradios:\n';
+    const nested = yamlProblem(`${head}  - id: a kind: simulated\n`);
+    assert.equal(nested.path, 'line 9, column 9');
+    assert.equal(nested.problem, 'Nested mappings are not allowed in compact mappings\n        - id: a kind: simulated\n              ^');
+    const quote = yamlProblem(`${head}  - id: 'a\n`);
+    assert.equal(quote.path, 'line 9, column 9', 'the line that opened the quote, not the end of the file');
+    assert.match(quote.problem, /^Missing closing 'quote\n {8}- id: 'a\n {14}\^$/);
+    const bracket = yamlProblem(`${head}  - {id: a\nhttp2: 1\n`);
+    assert.equal(bracket.path.split(',')[0], 'line 9');
+    const tab = yamlProblem('mqtt:\n\turl: x\n');
+    assert.equal(tab.path, 'line 2, column 1');
+  });
+
+  it('suggests the setting an unknown key was probably meant to be, and none for a stranger', () => {
+    const found = problems(() => loadConfig({ text: 'mqtt:\n  usernme: u\n  pasword: p\nhttp:\n  colour: red\n', env: {} })).map((p) => `${p.path}: ${p.problem}`);
+    assert.deepEqual(found, [
+      'mqtt.usernme: is not a known setting; did you mean username?',
+      'mqtt.pasword: is not a known setting; did you mean password?',
+      'http.colour: is not a known setting',
+    ]);
   });
 
   it('refuses a radio id used twice and a client certificate without its key', () => {
@@ -172,7 +203,7 @@ describe('gateway config: loadConfig', () => {
     const { config } = loadConfig({ text: 'hub:\n  enabled: true\n', env: {}, extensionSchemas: { hub: schema } });
     assert.equal(config.hub.url, 'ws://x');
     const found = problems(() => loadConfig({ text: 'hub:\n  enabled: true\n  urll: y\n', env: {}, extensionSchemas: { hub: schema } }));
-    assert.deepEqual(found, [{ path: 'hub.urll', problem: 'is not a known setting' }]);
+    assert.deepEqual(found, [{ path: 'hub.urll', problem: 'is not a known setting; did you mean url?' }]);
   });
 
   it('has no site by default, and checks the site settings and their variables', () => {
