@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import YAML from 'yaml';
 import type { CliCommand } from './command';
 
-const HELP = `usage: clawling gateway [--config FILE] [--check [--strict] | --print-config]
+const HELP = `usage: clawling gateway [--config FILE] [--check [--strict] [--online] | --print-config]
 
 Runs the mesh gateway: radios, mesh router, MQTT bridge, status page.
 
@@ -18,6 +18,9 @@ Runs the mesh gateway: radios, mesh router, MQTT bridge, status page.
                     and exit (0: can start; 1: invalid configuration or the store cannot open; radios that are
                     not ready are reported but do not fail the check)
   --strict          with --check: a radio that is not ready fails the check too (exit 3)
+  --online          with --check: also log in to the broker (and the hub when enabled) with the configured
+                    credentials and report refused / unreachable / TLS problems (exit 4 on a failure); no radio
+                    is opened and nothing is published
   --print-config    print the resolved configuration as YAML, secrets redacted, and exit
   --help            this text
 
@@ -51,11 +54,11 @@ function writable(dir: string): string | undefined {
 export const command: CliCommand = {
   summary: 'run the mesh gateway (radios, router, MQTT bridge, status page)',
   async run(args, io) {
-    let values: { config?: string; check?: boolean; strict?: boolean; 'print-config'?: boolean; help?: boolean };
+    let values: { config?: string; check?: boolean; strict?: boolean; online?: boolean; 'print-config'?: boolean; help?: boolean };
     try {
       ({ values } = parseArgs({
         args,
-        options: { config: { type: 'string', short: 'c' }, check: { type: 'boolean' }, strict: { type: 'boolean' }, 'print-config': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+        options: { config: { type: 'string', short: 'c' }, check: { type: 'boolean' }, strict: { type: 'boolean' }, online: { type: 'boolean' }, 'print-config': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       }));
     } catch (err) {
       io.stderr.write(`clawling gateway: ${(err as Error).message}\n${HELP}`);
@@ -69,8 +72,8 @@ export const command: CliCommand = {
       io.stderr.write('clawling gateway: --check and --print-config are alternatives\n');
       return 2;
     }
-    if (values.strict && !values.check) {
-      io.stderr.write('clawling gateway: --strict goes with --check\n');
+    if ((values.strict || values.online) && !values.check) {
+      io.stderr.write(`clawling gateway: --${values.strict ? 'strict' : 'online'} goes with --check\n`);
       return 2;
     }
     const file = values.config ?? io.env.CLAWLING_CONFIG;
@@ -103,6 +106,13 @@ export const command: CliCommand = {
       const report = await checkReadiness(loaded.config);
       io.stdout.write(`${report.lines.join('\n')}\n`);
       if (!report.storeOk) return 1;
+      if (values.online) {
+        const { checkOnline, onlineLines } = await import('../gateway/check-online');
+        const config = loaded.config;
+        const outcomes = await checkOnline(config, config.mqtt.client_id ?? `clawling-${config.gateway.id ?? 'gateway'}`);
+        io.stdout.write(`${onlineLines(outcomes).join('\n')}\n`);
+        if (outcomes.some((o) => !o.ok)) return 4;
+      }
       if (values.strict && report.radios.some((r) => !r.ready)) return 3;
       return 0;
     }

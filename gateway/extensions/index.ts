@@ -11,6 +11,7 @@
 import type { GatewayConfig } from '../gateway-config';
 import type { ConfigProblem, JsonSchema } from '../../lib/schema';
 import type { ExtensionFactory } from '../extension';
+import type { OnlineOutcome } from '../online/outcome';
 
 export interface ExtensionEntry {
   name: string;
@@ -43,6 +44,8 @@ export interface ExtensionModule {
   createExtension?: ExtensionFactory;
   configSchema?: JsonSchema;
   checkConfig?: ExtensionCheck;
+  /** `--check --online`: reach the extension's service with the configured credentials. */
+  checkOnline?: (config: GatewayConfig) => Promise<OnlineOutcome>;
   [factory: string]: unknown;
 }
 

@@ -4,8 +4,13 @@
  * only when the extension is created, so a gateway that leaves the hub off never pays for it, not even at `--check`.
  */
 import type { ExtensionFactory } from '../../extension';
+import type { GatewayConfig } from '../../gateway-config';
+import type { OnlineOutcome } from '../../online/outcome';
 
 export { HUB_CONFIG_SCHEMA as configSchema } from './config-schema';
 export { checkConfig } from './check-config';
+
+/** `--check --online`: logs in to the hub once with the configured credentials (loaded only when asked for). */
+export const checkOnline = async (config: GatewayConfig): Promise<OnlineOutcome> => (await import('./online-check')).checkOnline(config);
 
 export const createExtension: ExtensionFactory = async (ctx) => (await import('./hub-bridge')).createExtension(ctx);
