@@ -30,6 +30,14 @@ export interface NodeRecord {
   readings: Record<string, ReadingValue>;
   mismatches: number;
   lastMismatch?: { key: string; reason: string; at: number };
+  /** Copies of its messages heard again (relayed twice, resent before our ACK arrived). */
+  duplicates: number;
+  /** When its messages of the last minute arrived (oldest first, at most one minute's worth). */
+  recent: number[];
+  /** The app ids it sent, first seen first, at most `MAX_APP_IDS` (the event entity's types). */
+  appIds: string[];
+  /** Texts sent to it from Home Assistant, and how many of those its ACK confirmed. */
+  sends: { total: number; acked: number };
 }
 
 export interface RegistryOptions {
@@ -40,6 +48,9 @@ export interface RegistryOptions {
 }
 
 export const STATE_TEXT_LIMIT = 255;
+/** App ids kept per node (Home Assistant's event types); more are shown as `message`. */
+export const MAX_APP_IDS = 16;
+const MAX_RECENT = 6000;
 
 export class NodeRegistry {
   private readonly nodes = new Map<string, NodeRecord>();
@@ -67,7 +78,7 @@ export class NodeRegistry {
     let node = this.nodes.get(address);
     if (!node) {
       this.makeRoom();
-      node = { address, firstSeen: at, lastSeen: at, links: new Set(), messages: 0, readings: {}, mismatches: 0 };
+      node = { address, firstSeen: at, lastSeen: at, links: new Set(), messages: 0, readings: {}, mismatches: 0, duplicates: 0, recent: [], appIds: [], sends: { total: 0, acked: 0 } };
       this.nodes.set(address, node);
     }
     node.lastSeen = Math.max(node.lastSeen, at);
@@ -78,6 +89,19 @@ export class NodeRegistry {
   message(node: NodeRecord, m: Omit<LastMessage, 'content'> & { content: string }): void {
     node.messages += 1;
     node.lastMessage = { ...m, content: cutText(m.content, STATE_TEXT_LIMIT) };
+    node.recent.push(m.at);
+    this.perMinute(node, m.at);
+    if (node.appIds.length < MAX_APP_IDS && !node.appIds.includes(m.app_id)) node.appIds.push(m.app_id);
+  }
+
+  /** Its messages in the minute before `now` (and the window trimmed to it). */
+  perMinute(node: NodeRecord, now: number): number {
+    let drop = 0;
+    while (drop < node.recent.length && node.recent[drop]! <= now - 60_000) drop += 1;
+    if (drop > 0) node.recent.splice(0, drop);
+    // A node flooding the mesh must not grow the window without bound: past the cap the rate is the cap.
+    if (node.recent.length > MAX_RECENT) node.recent.splice(0, node.recent.length - MAX_RECENT);
+    return node.recent.length;
   }
 
   /** A link to a neighbour came up or went down. */

@@ -16,6 +16,10 @@ const REQUIRED: Record<string, string[]> = {
   notify: ['command_topic'],
   text: ['command_topic'],
   device_tracker: ['state_topic'],
+  button: ['command_topic'],
+  select: ['command_topic', 'options'],
+  switch: ['command_topic'],
+  device_automation: ['automation_type', 'topic', 'type', 'subtype'],
 };
 
 export interface Retained {
@@ -29,6 +33,16 @@ function problemsOfComponent(where: string, key: string, c: Record<string, unkno
   const platform = c.platform;
   if (typeof platform !== 'string' || !(platform in REQUIRED)) out.push(`${where}.${key}: platform ${JSON.stringify(platform)} is not one the docs name`);
   for (const k of REQUIRED[platform as string] ?? []) if (c[k] === undefined) out.push(`${where}.${key}: ${String(platform)} needs ${k}`);
+  if (platform === 'device_automation') {
+    // A trigger is no entity: no unique id, no entity id; its type and subtype together name it on the device.
+    if (c.automation_type !== 'trigger') out.push(`${where}.${key}: automation_type must be trigger`);
+    for (const k of ['unique_id', 'default_entity_id', 'name']) if (k in c) out.push(`${where}.${key}: a device trigger has no ${k}`);
+    const id = `${where}#${String(c.type)}/${String(c.subtype)}`;
+    const before = uniqueIds.get(id);
+    if (before !== undefined && before !== `${where}.${key}`) out.push(`${where}.${key}: type and subtype ${String(c.type)}/${String(c.subtype)} used twice on the device`);
+    uniqueIds.set(id, `${where}.${key}`);
+    return out;
+  }
   if (typeof c.unique_id !== 'string' || c.unique_id === '') out.push(`${where}.${key}: unique_id missing`);
   else {
     const seen = uniqueIds.get(c.unique_id);

@@ -5,7 +5,7 @@
  */
 
 /** The platforms this gateway discovers; each has the keys docs/home-assistant.md says it needs. */
-export type HaPlatform = 'sensor' | 'binary_sensor' | 'notify' | 'text' | 'event';
+export type HaPlatform = 'sensor' | 'binary_sensor' | 'notify' | 'text' | 'event' | 'button' | 'select' | 'switch' | 'device_automation';
 
 export interface HaComponent {
   platform: HaPlatform;
@@ -68,6 +68,11 @@ export function deviceDiscoveryTopic(prefix: string, objectId: string): string {
 export function devicePayload(dev: HaDevice, origin: HaOrigin): Record<string, unknown> {
   const components: Record<string, unknown> = {};
   for (const c of dev.components) {
+    // A device trigger is no entity: it has neither a unique id nor an entity id.
+    if (c.platform === 'device_automation') {
+      components[c.key] = { platform: c.platform, ...c.config };
+      continue;
+    }
     components[c.key] = {
       platform: c.platform,
       unique_id: `${dev.objectId}_${c.key}`,

@@ -33,6 +33,18 @@ interface ViaInfo {
   lastSeen: number;
 }
 
+/** A device trigger on `topic`; with `valueTemplate`, it fires only when the template renders its `key`. */
+function trigger(key: string, topic: string, type: string, subtype: string, valueTemplate?: string): HaComponent {
+  const config: Record<string, unknown> = { automation_type: 'trigger', topic, type, subtype };
+  if (valueTemplate !== undefined) Object.assign(config, { value_template: valueTemplate, payload: key });
+  return { platform: 'device_automation', key, config };
+}
+
+/** An app id as an event type Home Assistant shows: lower case, `_` for anything else, bounded. */
+function appEventType(appId: string): string {
+  return `app_${appId.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 48) || 'unnamed'}`;
+}
+
 /** Bounds what hostile or stale retained `via` topics can make this gateway hold. */
 const MAX_OTHER_VIEWS = 4096;
 
@@ -121,11 +133,26 @@ export class HaNodes extends Extension {
   }
 
   private onMesh(e: MeshMessageEvent): void {
-    if (e.duplicate) return;
     const m = e.message;
+    if (e.duplicate) {
+      const known = this.registry.get(m.sender);
+      if (known) known.duplicates += 1;
+      return;
+    }
     const node = this.registry.heard(m.sender, e.rx.receivedAt, m.hop_count === 0 ? e.rx.rssi : undefined);
     if (!node) return;
+    const newType = !node.appIds.includes(m.app_id);
     this.registry.message(node, { id: e.id, app_id: m.app_id, content: m.content, at: e.rx.receivedAt, hop_count: m.hop_count, sender_verified: e.senderVerified });
+    // A new app id is a new event type: the device's discovery changes with it.
+    if (newType && node.appIds.includes(m.app_id)) this.announced.delete(node.address);
+    this.publishEvent(node, m.app_id, {
+      app_id: m.app_id,
+      content: node.lastMessage?.content ?? '',
+      id: e.id,
+      sender_verified: e.senderVerified,
+      hop_count: m.hop_count,
+      gateway: this.ctx.info.id,
+    });
     for (const r of readingsOf(this.mappings, m, e.senderVerified)) {
       Object.assign(node.readings, r.values);
       if (Object.keys(r.values).length) this.readings.inc({ device: String(r.device.index) });
@@ -137,6 +164,13 @@ export class HaNodes extends Extension {
       }
     }
     this.touch(node);
+  }
+
+  /** One event per message on the node's event topic: the event entity's `event_type` and the trigger's `trigger`. */
+  private publishEvent(node: NodeRecord, appId: string, body: Record<string, unknown>): void {
+    const eventType = node.appIds.includes(appId) ? appEventType(appId) : 'message';
+    const payload = JSON.stringify({ event_type: eventType, trigger: 'message_received', ...body });
+    this.ctx.mqtt!.connection.publish(this.topics.event(node.address), payload, { qos: 1 }, () => undefined);
   }
 
   private onAck(e: MeshAckEvent): void {
@@ -234,6 +268,17 @@ export class HaNodes extends Extension {
       }),
       { platform: 'notify', key: 'send', config: { name: 'Send message', command_topic: this.topics.send(node.address), icon: 'mdi:message-arrow-right' } },
       c('sensor', 'last_send', { name: 'Last send', device_class: 'enum', options: SEND_STATUSES, entity_category: 'diagnostic', value_template: '{{ value_json.last_send.status if value_json.last_send else None }}' }),
+      // Automations on every message, even when the text repeats: an event entity and device triggers.
+      { platform: 'event', key: 'message', config: { name: 'Message', state_topic: this.topics.event(node.address), event_types: ['message', ...node.appIds.map(appEventType)], icon: 'mdi:message-badge' } },
+      { platform: 'event', key: 'send_result', config: { name: 'Send result', state_topic: this.topics.sendResult(node.address), event_types: SEND_STATUSES, icon: 'mdi:message-check' } },
+      trigger('message_received', this.topics.event(node.address), 'message', 'received'),
+      trigger('send_acked', this.topics.sendResult(node.address), 'send', 'acked', '{{ value_json.trigger }}'),
+      trigger('send_failed', this.topics.sendResult(node.address), 'send', 'failed', '{{ value_json.trigger }}'),
+      // Per-node health, diagnostic and off until someone turns it on (as Zigbee2MQTT does with its diagnostics).
+      c('sensor', 'messages_per_min', { name: 'Messages per minute', unit_of_measurement: 'msg/min', state_class: 'measurement', entity_category: 'diagnostic', enabled_by_default: false, value_template: '{{ value_json.health.messages_per_min }}', icon: 'mdi:message-fast' }),
+      c('sensor', 'duplicates', { name: 'Duplicates', state_class: 'total_increasing', entity_category: 'diagnostic', enabled_by_default: false, value_template: '{{ value_json.health.duplicates }}', icon: 'mdi:content-duplicate' }),
+      c('sensor', 'delivery_ratio', { name: 'Delivery ratio', unit_of_measurement: '%', state_class: 'measurement', entity_category: 'diagnostic', enabled_by_default: false, value_template: '{{ value_json.health.delivery_ratio }}', icon: 'mdi:check-network' }),
+      c('sensor', 'gateways_hearing', { name: 'Gateways hearing it', state_class: 'measurement', entity_category: 'diagnostic', enabled_by_default: false, value_template: '{{ value_json.health.rssi_by_gateway | length }}', json_attributes_topic: state, json_attributes_template: '{{ value_json.health.rssi_by_gateway | tojson }}', icon: 'mdi:access-point-network' }),
     ];
     for (const d of this.mappings) {
       if (d.sender !== undefined && d.sender !== node.address) continue;
@@ -266,6 +311,13 @@ export class HaNodes extends Extension {
       availabilityMode: 'any',
       components,
     };
+  }
+
+  /** The last RSSI each gateway of the site heard the node at (this one's own, and each other's `via` view). */
+  private rssiByGateway(node: NodeRecord): Record<string, number | null> {
+    const out: Record<string, number | null> = { [this.ctx.info.id]: node.rssi ?? null };
+    for (const [gatewayId, v] of this.others.get(node.address) ?? []) out[gatewayId] = v.rssi;
+    return out;
   }
 
   private bridgesOf(address: string): string[] {
@@ -308,6 +360,12 @@ export class HaNodes extends Extension {
       last_send: last ? { ...last, at: new Date(last.at).toISOString() } : null,
       readings: this.readingsOf(node),
       mapping_mismatches: node.mismatches,
+      health: {
+        messages_per_min: this.registry.perMinute(node, now),
+        duplicates: node.duplicates,
+        delivery_ratio: node.sends.total === 0 ? null : Math.round((node.sends.acked / node.sends.total) * 1000) / 10,
+        rssi_by_gateway: this.rssiByGateway(node),
+      },
       last_mismatch: node.lastMismatch ? { ...node.lastMismatch, at: new Date(node.lastMismatch.at).toISOString() } : null,
       gateway: this.ctx.info.id,
     };
@@ -441,9 +499,16 @@ export class HaNodes extends Extension {
     const { info, config, mesh, clock } = this.ctx;
     const report = (r: LastSend): void => {
       this.lastSend.set(address, r);
-      this.ctx.mqtt!.connection.publish(this.topics.sendResult(address), JSON.stringify({ ...r, at: new Date(r.at).toISOString() }), { qos: 1 }, () => undefined);
+      const failed = r.status === 'ack_timeout' || r.status === 'no_route' || r.status === 'rejected';
+      const trig = r.status === 'acked' ? 'send_acked' : failed ? 'send_failed' : `send_${r.status}`;
+      this.ctx.mqtt!.connection.publish(this.topics.sendResult(address), JSON.stringify({ ...r, event_type: r.status, trigger: trig, at: new Date(r.at).toISOString() }), { qos: 1 }, () => undefined);
       const node = this.registry.get(address);
-      if (node) this.touch(node);
+      if (node) {
+        if (r.status === 'sent') node.sends.total += 1;
+        if (r.status === 'acked') node.sends.acked += 1;
+        if (failed && r.status !== 'ack_timeout') node.sends.total += 1;
+        this.touch(node);
+      }
     };
     let id: string | undefined;
     try {

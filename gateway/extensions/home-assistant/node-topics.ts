@@ -22,6 +22,11 @@ export class NodeTopics {
   }
 
   /** JSON out: what became of each message sent through `send`. */
+  /** Not retained: one JSON event per message (`event_type`, app id, text), for the event entity and triggers. */
+  event(address: string): string {
+    return `${this.root}/${topicLevel(address)}/event`;
+  }
+
   sendResult(address: string): string {
     return `${this.root}/${topicLevel(address)}/send/result`;
   }

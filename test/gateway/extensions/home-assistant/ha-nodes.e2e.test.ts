@@ -177,6 +177,47 @@ describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', funct
     await rec.until(() => rec.json<{ status: string }>(`${NODES}/${far}/send/result`).some((r) => r.status === 'no_route'), 5000, 'no route');
   });
 
+  it('fires an event and a device trigger on every message, even the same text twice, and on every send result', async () => {
+    const self = gw.gateway.info.address;
+    const events = (): Array<{ event_type: string; trigger: string; content: string; app_id: string }> => rec.json(`${NODES}/${alice.address}/event`);
+    await alice.send(msg(alice, self, 'door open'));
+    await alice.send(msg(alice, self, 'door open'));
+    await rec.until(() => events().length === 2, 5000, 'two events for two equal texts');
+    for (const e of events()) assert.deepEqual([e.event_type, e.trigger, e.content, e.app_id], ['app_sensors', 'message_received', 'door open', 'sensors']);
+    assert.equal(rec.on(`${NODES}/${alice.address}/event`).some((m) => m.retain), false, 'events are not retained');
+    await rec.until(() => (lastJson<Discovery>(rec, discoveryOf(alice.address))?.components.message?.event_types as string[] | undefined)?.includes('app_sensors') === true, 5000, 'the app id among the event types');
+    const dev = lastJson<Discovery>(rec, discoveryOf(alice.address))!;
+    assert.equal(dev.components.message!.platform, 'event');
+    assert.equal(dev.components.message!.state_topic, `${NODES}/${alice.address}/event`);
+    assert.deepEqual(
+      ['message_received', 'send_acked', 'send_failed'].map((k) => [dev.components[k]!.platform, dev.components[k]!.type, dev.components[k]!.subtype]),
+      [['device_automation', 'message', 'received'], ['device_automation', 'send', 'acked'], ['device_automation', 'send', 'failed']],
+    );
+    assert.equal(dev.components.send_acked!.payload, 'send_acked');
+    for (const key of ['messages_per_min', 'duplicates', 'delivery_ratio', 'gateways_hearing']) {
+      assert.equal(dev.components[key]!.enabled_by_default, false, `${key} is off by default`);
+      assert.equal(dev.components[key]!.entity_category, 'diagnostic');
+    }
+    assert.deepEqual(discoveryProblems(rec.messages), []);
+
+    await rec.client.publishAsync(`${NODES}/${alice.address}/send`, 'Lights off', { qos: 1 });
+    await rec.until(() => rec.json<{ trigger: string }>(`${NODES}/${alice.address}/send/result`).some((r) => r.trigger === 'send_acked'), 5000, 'the send_acked trigger');
+    const acked = rec.json<{ event_type: string; trigger: string }>(`${NODES}/${alice.address}/send/result`).find((r) => r.trigger === 'send_acked')!;
+    assert.equal(acked.event_type, 'acked');
+    await rec.until(() => lastJson<{ health: { delivery_ratio: number | null } }>(rec, `${NODES}/${alice.address}/state`)?.health.delivery_ratio === 100, 5000, 'the delivery ratio');
+    const health = lastJson<{ health: { messages_per_min: number; duplicates: number; rssi_by_gateway: Record<string, number | null> } }>(rec, `${NODES}/${alice.address}/state`)!.health;
+    assert.ok(health.messages_per_min >= 2, `messages per minute ${health.messages_per_min}`);
+    assert.deepEqual(Object.keys(health.rssi_by_gateway), ['gw-test']);
+  });
+
+  it('counts a message heard twice as a duplicate of the node, not as a second message', async () => {
+    const m = msg(alice, gw.gateway.info.address, 'once');
+    await alice.send(m);
+    await alice.send(m);
+    await rec.until(() => lastJson<{ health: { duplicates: number } }>(rec, `${NODES}/${alice.address}/state`)?.health.duplicates === 1, 5000, 'one duplicate');
+    assert.equal(rec.json(`${NODES}/${alice.address}/event`).length, 1, 'one event');
+  });
+
   it('forgets a node on the forget command and one not heard for forget_after_s, clearing its retained topics', async () => {
     const self = gw.gateway.info.address;
     const far = addressFromHash(crypto.randomBytes(20));
