@@ -17,6 +17,7 @@ import type { Clock } from '../lib/clock';
 import type { MeshApi } from './router';
 import type { GatewayInfo } from './gateway-info';
 import type { HealthCause, HealthStatus } from './health';
+import type { LogLevel } from './logger';
 
 export type { GatewayInfo } from './gateway-info';
 
@@ -100,6 +101,16 @@ export interface ExtensionContext {
   mqtt?: { connection: MqttConnection; topics: Topics };
   /** A snapshot of the whole gateway (status page, health topic). */
   snapshot(): GatewaySnapshot;
+  /** What an operator may change while it runs (Home Assistant's controls, `B/bridge/request/*`). */
+  control: GatewayControl;
+}
+
+export interface GatewayControl {
+  logLevel(): LogLevel;
+  setLogLevel(level: LogLevel): void;
+  /** A restart can be carried out: the process that runs the gateway restarts it in place. */
+  readonly restartable: boolean;
+  requestRestart(reason: string): void;
 }
 
 export interface GatewaySnapshot {

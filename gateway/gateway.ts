@@ -18,7 +18,7 @@ import { QueueRegistry, SiteBoard, type Extension, type ExtensionContext, type G
 import { HealthMonitor } from './health';
 import { EXTENSIONS, factoryOf, loadExtensionModule } from './extensions/index';
 import { loadOrCreateIdentity, type GatewayIdentity } from './identity';
-import { child, silentLogger } from './logger';
+import { adopt, child, setLogLevel, silentLogger, type LogLevel } from './logger';
 import { Metrics } from './metrics';
 import { MqttConnection, redactUrl } from './mqtt/connection';
 import { Topics } from './mqtt/topics';
@@ -36,6 +36,8 @@ export interface GatewayOptions {
   radios?: Radio[];
   clock?: Clock;
   random?: () => number;
+  /** Called when a restart is asked for (Home Assistant's button, `B/bridge/request/restart`); `runGateway` restarts in process. */
+  onRestartRequest?: (reason: string) => void;
 }
 
 
@@ -150,7 +152,7 @@ export class Gateway {
       const identity = this.identityValue;
       const id = config.gateway.id ?? identity.address;
       this.infoValue = { id, name: config.gateway.name, address: identity.address, version: packageVersion(), startedAt: this.clock.now() };
-      this.logger = this.logger.child({ gateway: id });
+      this.logger = adopt(this.logger, this.logger.child({ gateway: id }));
       if (identity.created) this.logger.info({ address: identity.address, file: identity.file }, 'created the gateway identity');
       this.store = openGatewayStore(config, this.logger);
       const bus = new EventBus(child(this.logger, 'bus'));
@@ -315,6 +317,18 @@ export class Gateway {
       site: this.site,
       clock: this.clock,
       snapshot: () => this.snapshot(),
+      control: {
+        logLevel: () => this.logger.level as LogLevel,
+        setLogLevel: (level) => {
+          this.logger.info({ level }, 'log level changed');
+          setLogLevel(this.logger, level);
+        },
+        restartable: this.options.onRestartRequest !== undefined,
+        requestRestart: (reason) => {
+          this.logger.warn({ reason }, 'restart requested');
+          this.options.onRestartRequest?.(reason);
+        },
+      },
     };
     if (this.connection && this.topics) ctx.mqtt = { connection: this.connection, topics: this.topics };
     return ctx;

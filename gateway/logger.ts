@@ -70,9 +70,40 @@ export function createLogger(options: LoggerOptions): Logger {
 
 /** A logger that drops everything (tests that do not look at logs, `--check`). */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  // Writes nowhere even when a level is set on it later (the log-level control reaches every logger).
+  return pino({ level: 'silent' }, { write: () => undefined });
 }
 
+// pino's children copy their level when made; a level chosen at run time (Home Assistant's log-level select) must
+// reach every one of them, so each root remembers its family (weakly: a stopped radio's logger may go).
+const rootOf = new WeakMap<Logger, Logger>();
+const family = new WeakMap<Logger, Set<WeakRef<Logger>>>();
+
 export function child(logger: Logger, ns: string): Logger {
-  return logger.child({ ns });
+  return adopt(logger, logger.child({ ns }));
+}
+
+/** Registers `made` (a child of `parent`) so that `setLogLevel` on their root reaches it. */
+export function adopt(parent: Logger, made: Logger): Logger {
+  const root = rootOf.get(parent) ?? parent;
+  rootOf.set(made, root);
+  let members = family.get(root);
+  if (!members) family.set(root, (members = new Set()));
+  members.add(new WeakRef(made));
+  return made;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Sets the level of `logger`'s root and of every logger made from it with `child`. */
+export function setLogLevel(logger: Logger, level: LogLevel): void {
+  const root = rootOf.get(logger) ?? logger;
+  root.level = level;
+  const members = family.get(root);
+  for (const ref of [...(members ?? [])]) {
+    const member = ref.deref();
+    if (member) member.level = level;
+    else members!.delete(ref);
+  }
 }

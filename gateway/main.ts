@@ -25,18 +25,40 @@ export async function loadGatewayConfig(file: string | undefined, env: NodeJS.Pr
   return loadConfig({ ...(file !== undefined ? { file } : {}), env, ...(await loadExtensionSections()) });
 }
 
-/** Runs until SIGTERM/SIGINT; resolves with the exit code. */
+/**
+ * Runs until SIGTERM/SIGINT; resolves with the exit code. A restart asked for over MQTT (Home Assistant's button)
+ * stops the gateway gracefully and starts it again in this process, with the configuration read anew.
+ */
 export async function runGateway(options: RunOptions): Promise<number> {
+  for (;;) {
+    const outcome = await runOnce(options);
+    if (outcome !== 'restart') return outcome;
+  }
+}
+
+async function runOnce(options: RunOptions): Promise<number | 'restart'> {
   const loaded = await loadGatewayConfig(options.configFile, options.env);
   const logger: Logger = createLogger({ level: loaded.config.log.level, secrets: collectSecrets(loaded.config, loaded.schema) });
   for (const variable of loaded.env.unknown) logger.warn({ variable }, 'environment variable names no setting; ignored');
-  const gateway = new Gateway(loaded.config, options.radios ? { logger, radios: options.radios(child(logger, 'radio')) } : { logger });
-
   let signals = 0;
+  let restart = false;
   let markStopped: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => {
     markStopped = resolve;
   });
+  const onRestartRequest = (reason: string): void => {
+    if (restart || signals > 0) return;
+    restart = true;
+    gateway.stop(`restart (${reason})`).then(markStopped, (err: unknown) => {
+      logger.error({ err }, 'graceful stop before the restart failed');
+      markStopped();
+    });
+  };
+  const gateway = new Gateway(
+    loaded.config,
+    options.radios ? { logger, radios: options.radios(child(logger, 'radio')), onRestartRequest } : { logger, onRestartRequest },
+  );
+
   const onSignal = (signal: NodeJS.Signals): void => {
     signals += 1;
     if (signals > 1) {
@@ -71,5 +93,5 @@ export async function runGateway(options: RunOptions): Promise<number> {
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
   await new Promise<void>((resolve) => logger.flush(() => resolve()));
-  return 0;
+  return restart ? 'restart' : 0;
 }

@@ -28,6 +28,7 @@ export interface ExtensionEntry {
 
 export const EXTENSIONS: readonly ExtensionEntry[] = [
   { name: 'mqtt-bridge', module: './mqtt-bridge', enabled: (c) => c.mqtt.enabled },
+  { name: 'bridge-control', module: './bridge-control', enabled: (c) => c.mqtt.enabled },
   { name: 'site', module: './site', enabled: (c) => c.mqtt.enabled && c.mqtt.site.id !== null },
   { name: 'availability', module: './availability', enabled: (c) => c.mqtt.enabled },
   { name: 'bridge-health', module: './availability', factory: 'createBridgeHealth', enabled: (c) => c.mqtt.enabled },

@@ -30,6 +30,25 @@ export class Topics {
     return `${this.base}/bridge/info`;
   }
 
+  /** JSON or text in: a request to the gateway itself (`restart`, `log_level`), as Zigbee2MQTT's bridge takes them. */
+  bridgeRequest(name: string): string {
+    return `${this.base}/bridge/request/${topicLevel(name)}`;
+  }
+
+  get bridgeRequestFilter(): string {
+    return `${this.base}/bridge/request/+`;
+  }
+
+  /** JSON out: the answer to each request (`status` ok or error, `data` or `error`). */
+  bridgeResponse(name: string): string {
+    return `${this.base}/bridge/response/${topicLevel(name)}`;
+  }
+
+  /** Retained JSON: the settings Home Assistant's controls show (`log_level`). */
+  get bridgeOptions(): string {
+    return `${this.base}/bridge/options`;
+  }
+
   /** Every mesh message the gateway receives, JSON floor plus reception fields, QoS 1. */
   get messages(): string {
     return `${this.base}/messages`;

@@ -334,7 +334,7 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
       availability: Array<{ topic: string }>;
       components: Record<string, Record<string, unknown>>;
     };
-    assert.deepEqual(Object.keys(body.components).sort(), ['messages_per_s', 'outbox', 'peers', 'problem', 'radio_sim0_state', 'radio_sim1_state']);
+    assert.deepEqual(Object.keys(body.components).sort(), ['log_level', 'messages_per_s', 'outbox', 'peers', 'problem', 'radio_sim0_state', 'radio_sim1_state', 'version']);
     const rate = body.components.messages_per_s!;
     assert.equal(rate.platform, 'sensor');
     assert.equal(rate.state_topic, `${BASE}/bridge/health`);

@@ -6,6 +6,7 @@
  */
 import { Extension, type ExtensionContext } from '../../extension';
 import type { ConnectionEvents } from '../../mqtt/connection';
+import { LOG_LEVELS } from '../../logger';
 import { deviceDiscoveryTopic, devicePayload, haObjectId, type HaComponent, type HaDevice, type HaOrigin } from './ha-device';
 
 const RADIO_STATES = ['starting', 'ready', 'degraded', 'unsupported', 'error', 'stopped'];
@@ -64,6 +65,24 @@ export class HaDiscovery extends Extension {
         entity_category: 'diagnostic',
       },
     });
+    // The gateway's controls, as Zigbee2MQTT's bridge device offers them (requests: extensions/bridge-control).
+    components.push({
+      platform: 'select',
+      key: 'log_level',
+      config: {
+        name: 'Log level',
+        command_topic: topics.bridgeRequest('log_level'),
+        state_topic: topics.bridgeOptions,
+        value_template: '{{ value_json.log_level }}',
+        options: [...LOG_LEVELS],
+        entity_category: 'config',
+        icon: 'mdi:math-log',
+      },
+    });
+    if (this.ctx.control.restartable) {
+      components.push({ platform: 'button', key: 'restart', config: { name: 'Restart', command_topic: topics.bridgeRequest('restart'), payload_press: 'restart', device_class: 'restart', entity_category: 'config' } });
+    }
+    components.push(sensor('version', { name: 'Version', state_topic: topics.bridgeInfo, value_template: '{{ value_json.version }}', entity_category: 'diagnostic', icon: 'mdi:tag' }));
     for (const r of this.ctx.mesh.radios()) {
       components.push(sensor(`radio_${haObjectId(r.radioId)}_state`, {
         name: `Radio ${r.radioId}`,

@@ -267,6 +267,7 @@ export class HaNodes extends Extension {
         json_attributes_template: '{{ (value_json.last_message or {}) | tojson }}',
       }),
       { platform: 'notify', key: 'send', config: { name: 'Send message', command_topic: this.topics.send(node.address), icon: 'mdi:message-arrow-right' } },
+      { platform: 'button', key: 'forget', config: { name: 'Forget', command_topic: this.topics.forget, payload_press: node.address, entity_category: 'config', icon: 'mdi:delete-clock' } },
       c('sensor', 'last_send', { name: 'Last send', device_class: 'enum', options: SEND_STATUSES, entity_category: 'diagnostic', value_template: '{{ value_json.last_send.status if value_json.last_send else None }}' }),
       // Automations on every message, even when the text repeats: an event entity and device triggers.
       { platform: 'event', key: 'message', config: { name: 'Message', state_topic: this.topics.event(node.address), event_types: ['message', ...node.appIds.map(appEventType)], icon: 'mdi:message-badge' } },
