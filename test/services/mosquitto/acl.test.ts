@@ -131,6 +131,23 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
       assert.ok(got.includes('from home assistant') && got.includes('from the flow') && got.includes('through the site'));
     });
 
+    it("takes the gateway's control requests from Home Assistant only: a refused request changes nothing", async () => {
+      const ha = await recorder('homeassistant', [`${BASE}/bridge/#`]);
+      const flow = await recorder('nodered', [`${BASE}/bridge/#`]);
+      const intruder = await recorder('intruder', ['clawling/#']);
+      await ha.until(() => ha.json<{ log_level: string }>(`${BASE}/bridge/options`).length > 0, 5000, 'the options');
+      const before = ha.json<{ log_level: string }>(`${BASE}/bridge/options`).at(-1)!.log_level;
+      const wanted = before === 'debug' ? 'warn' : 'debug';
+      const denied = [await publishCode(flow, `${BASE}/bridge/request/log_level`, wanted), await publishCode(intruder, `${BASE}/bridge/request/restart`, 'restart')];
+      assert.deepEqual(denied, [135, 135], 'PUBACK: not authorized');
+      assert.equal(await publishCode(ha, `${BASE}/bridge/request/log_level`, wanted), 0);
+      await ha.until(() => ha.json<{ log_level: string }>(`${BASE}/bridge/response/log_level`).length > 0, 5000, "Home Assistant's answer");
+      // One answer only: the refused requests never reached the gateway.
+      assert.deepEqual(ha.json(`${BASE}/bridge/response/log_level`), [{ status: 'ok', data: { log_level: wanted } }]);
+      assert.deepEqual(ha.json(`${BASE}/bridge/response/restart`), []);
+      assert.equal(gw.gateway.mqtt?.connected, true);
+    });
+
     it('refuses a login without rights on the send topic, and the flow everywhere else: nothing of theirs reaches the mesh', async () => {
       // Asks for everything; the broker grants nothing (the retained bridge state would otherwise arrive at once).
       const intruder = await recorder('intruder', ['clawling/#', 'homeassistant/#']);
