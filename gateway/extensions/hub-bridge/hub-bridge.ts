@@ -30,9 +30,9 @@ import { jobsFor } from './hub-to-mesh';
 import { HubUploads } from './hub-uploads';
 import { MeshDelivery } from './mesh-delivery';
 import { fileCaption, meshSkipReason, planMeshToHub } from './mesh-to-hub';
-import { hubMessageIdFor } from './message-ids';
+import { hubMessageIdFor, meshIdFromHubMessageId } from './message-ids';
 import { OriginMap } from './origin-map';
-import { hubTargetsFor, meshRouteFor } from './routes';
+import { hubTargetsFor, meshRouteFor, type ReplyOrigin } from './routes';
 import { ToMeshQueue } from './to-mesh-queue';
 
 const ORIGINS_CAPACITY = 10_000;
@@ -342,9 +342,13 @@ export class HubBridge extends Extension {
       if (this.settings.hubToMesh.some((r) => r.chatId === m.chatId)) tx.afterCommit(() => this.c.skipped.inc({ reason: 'own' }));
       return;
     }
-    const origin = m.replyToMessageId !== undefined ? this.origins!.get(m.replyToMessageId) : undefined;
+    const replyTo = m.replyToMessageId;
+    const origin: ReplyOrigin = replyTo === undefined ? undefined : (this.origins!.get(replyTo) ?? (meshIdFromHubMessageId(replyTo) !== undefined ? 'elsewhere' : undefined));
     const targets = hubTargetsFor(this.settings.hubToMesh, m.chatId, origin).filter((t) => t.recipient !== this.ctx.mesh.address);
-    if (targets.length === 0) return;
+    if (targets.length === 0) {
+      if (origin === 'elsewhere') tx.afterCommit(() => this.c.skipped.inc({ reason: 'reply_bridged_elsewhere' }));
+      return;
+    }
     const jobs = jobsFor(m, targets, this.ctx.clock.now(), this.settings.toMesh.max_text_bytes).filter((j) => j.text !== '' || j.media.length > 0);
     if (jobs.length === 0) {
       tx.afterCommit(() => this.c.skipped.inc({ reason: 'empty' }));

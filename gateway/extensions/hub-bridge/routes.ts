@@ -29,19 +29,28 @@ export interface MeshTarget {
 }
 
 /**
- * The recipients of a hub message in `chatId`. `origin` is the mesh sender of the message it replies to, when that
- * one came from the mesh through this bridge. Recipients are distinct (two rules naming one address send once).
+ * What a hub message replies to, as the bridge knows it: the mesh sender of a message this gateway bridged; `elsewhere`
+ * for a bridged mesh message (its id says so) that another gateway of the site bridged; undefined for anything else.
  */
-export function hubTargetsFor(rules: readonly HubToMeshRule[], chatId: string, origin: { sender: string; appId: string } | undefined): MeshTarget[] {
+export type ReplyOrigin = { sender: string; appId: string } | 'elsewhere' | undefined;
+
+/**
+ * The recipients of a hub message in `chatId`. Recipients are distinct (two rules naming one address send once).
+ * A rule with `replies_to_sender` sends a reply to a bridged message back to its sender, and only the gateway that
+ * bridged it does: the others take no part in that reply (they would otherwise send it to the rule's recipient, a
+ * node that never asked), so on a site the reply reaches the sender's node only.
+ */
+export function hubTargetsFor(rules: readonly HubToMeshRule[], chatId: string, origin: ReplyOrigin): MeshTarget[] {
   const out: MeshTarget[] = [];
   const seen = new Set<string>();
   for (const rule of rules) {
     if (rule.chatId !== chatId) continue;
-    const viaReply = origin !== undefined && rule.repliesToSender;
+    if (origin === 'elsewhere' && rule.repliesToSender) continue;
+    const viaReply = origin !== undefined && origin !== 'elsewhere' && rule.repliesToSender;
     const recipient = viaReply ? origin.sender : rule.recipient;
     if (recipient === undefined || seen.has(recipient)) continue;
     seen.add(recipient);
-    out.push({ recipient, appId: viaReply ? origin.appId : rule.appId, viaReply });
+    out.push({ recipient, appId: viaReply && typeof origin === 'object' ? origin.appId : rule.appId, viaReply });
   }
   return out;
 }

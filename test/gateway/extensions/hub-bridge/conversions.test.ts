@@ -90,6 +90,11 @@ describe('gateway/hub conversions and rules', () => {
         { recipient: 'off1fixed', appId: 'app', viaReply: false },
       ]);
     });
+    it('takes no part in a reply to a message another gateway of the site bridged: no fallback to the rule recipient', () => {
+      assert.deepEqual(hubTargetsFor(rules, 'cnv_1', 'elsewhere'), [{ recipient: 'off1fixed', appId: 'app', viaReply: false }]);
+      assert.deepEqual(hubTargetsFor(rules.slice(0, 1), 'cnv_1', 'elsewhere'), []);
+      assert.deepEqual(hubTargetsFor(rules.slice(0, 1), 'cnv_1', undefined), [{ recipient: 'off1fixed', appId: 'app', viaReply: false }]);
+    });
   });
 
   describe('planMeshToHub', () => {
