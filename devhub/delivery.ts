@@ -12,7 +12,7 @@
 import type { HubContext } from './context';
 import { PROTOCOL_VERSION } from './envelope';
 import { stampRow, type InboxRow } from './inbox';
-import { kick } from './kick';
+import { kick } from './kick-close';
 import type { Session } from './session';
 
 /** The downlink events that carry a `dseq` (§11.7); `sync.mark` and `replay.done` are stamped where they are built. */

@@ -12,8 +12,8 @@ import type { DropMode } from './types';
 import { later, type HubContext } from './context';
 import { startReplay } from './delivery';
 import { isObject, PROTOCOL_VERSION, stripNul } from './envelope';
-import { kick } from './kick';
-import { announcePresence } from './presence';
+import { kick } from './kick-close';
+import { announcePresence } from './presence-announce';
 import { routeUplink } from './router';
 import { CAPABILITIES, Session, type Capability } from './session';
 

@@ -2,8 +2,6 @@
  * Presence (guide §9.2): who watches whom, per connection, and when each user was last seen. Subscriptions belong to
  * a connection and die with it; `last_seen_at` survives (it is part of the state file).
  */
-import type { HubContext } from './context';
-import { PROTOCOL_VERSION } from './envelope';
 import type { Session } from './session';
 
 /** RFC 3339 UTC with second precision, as the guide's examples render it. */
@@ -58,19 +56,4 @@ export class Presence {
   restore(saved: Record<string, number>): void {
     for (const [user, at] of Object.entries(saved)) this.lastSeen.set(user, at);
   }
-}
-
-/** Pushes a `presence.update` to every connection watching `userId` (a transition: first device up, last device down). */
-export function announcePresence(ctx: HubContext, userId: string, online: boolean): void {
-  ctx.presence.markSeen(userId, ctx.now());
-  const watchers = ctx.presence.watchersOf(userId);
-  if (watchers.length === 0) return;
-  const text = JSON.stringify({
-    version: PROTOCOL_VERSION,
-    event: 'presence.update',
-    trace_id: `presence-${ctx.ids.ulid()}`,
-    emitted_at: ctx.now(),
-    payload: ctx.presence.payload(userId, online),
-  });
-  for (const session of watchers) session.sendReply(text, ctx.settings.send_buffer_max_bytes);
 }

@@ -9,7 +9,7 @@
 import type { HubContext } from './context';
 import { schedulePump } from './delivery';
 import { isObject, type Envelope } from './envelope';
-import { kick } from './kick';
+import { kick } from './kick-close';
 import type { Session } from './session';
 
 export function onSyncAck(ctx: HubContext, session: Session, env: Envelope): void {

@@ -5,7 +5,7 @@
  */
 import type { HubContext } from '../context';
 import { PROTOCOL_VERSION, type Envelope } from '../envelope';
-import { kick } from '../kick';
+import { kick } from '../kick-close';
 import { traceOf } from '../replies';
 import type { Session } from '../session';
 

@@ -7,7 +7,18 @@
  * - priority: an unknown number (binary) becomes `medium`; on the JSON floor priority is a closed set of strings
  *   with no fallback, so an unknown spelling rejects the message (the caller raises the error).
  */
-import type { ContentType, Priority } from './message';
+export type ContentType =
+  | 'text'
+  | 'image'
+  | 'video'
+  | 'audio'
+  | 'voice_note'
+  | 'video_note'
+  | 'file'
+  | 'file_chunk'
+  | 'poll';
+
+export type Priority = 'low' | 'medium' | 'high' | 'critical';
 
 /** Index = wire number. */
 export const CONTENT_TYPES: readonly ContentType[] = Object.freeze([

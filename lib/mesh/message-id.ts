@@ -8,7 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MeshDecodeError } from './errors';
-import type { MessageIdLike } from './message';
+
+/** A 16-byte message id; `MessageId.toString()` gives the canonical lowercase hyphenated form. */
+export interface MessageIdLike {
+  readonly bytes: Uint8Array;
+  toString(): string;
+}
 
 const HEX_CODES = Buffer.from('0123456789abcdef', 'latin1');
 const URN_PREFIX = 'urn:uuid:';

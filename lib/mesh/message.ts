@@ -11,27 +11,11 @@
  */
 import { MeshDecodeError } from './errors';
 import { checkIdentifier } from './identifier';
-import { isContentType, isPriority } from './enums';
-import { MessageId } from './message-id';
+import { isContentType, isPriority, type ContentType, type Priority } from './enums';
+import { MessageId, type MessageIdLike } from './message-id';
 
-export type ContentType =
-  | 'text'
-  | 'image'
-  | 'video'
-  | 'audio'
-  | 'voice_note'
-  | 'video_note'
-  | 'file'
-  | 'file_chunk'
-  | 'poll';
-
-export type Priority = 'low' | 'medium' | 'high' | 'critical';
-
-/** A 16-byte message id; `MessageId.toString()` gives the canonical lowercase hyphenated form. */
-export interface MessageIdLike {
-  readonly bytes: Uint8Array;
-  toString(): string;
-}
+export type { ContentType, Priority } from './enums';
+export type { MessageIdLike } from './message-id';
 
 export interface MediaMetadata {
   mime_type: string;
