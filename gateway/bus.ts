@@ -30,7 +30,7 @@ export interface DeliveryClaims {
 
 export interface MeshMessageEvent {
   message: MeshMessage;
-  /** `message.id` as text, spelt once for every listener (lowercase hyphenated; a flat string, see mesh-id-text.ts). */
+  /** `message.id` as text, spelt once for every listener (lowercase hyphenated; a flat string, see MessageId.toString). */
   id: string;
   /** The bytes as they arrived (JSON or binary v1); for the raw-frame topic. */
   frame: Uint8Array;

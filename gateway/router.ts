@@ -27,7 +27,6 @@ import type { Transport } from '../lib/mesh/transport';
 import type { DeliveryClaims, EventBus, MeshAckEvent, Reception } from './bus';
 import type { CoreConfig } from './config/types';
 import { GatewayError } from './errors';
-import { idText } from './mesh-id-text';
 import type { Clock } from '../lib/clock';
 import type { Counter, Metrics } from './metrics';
 import { NeighbourTable, type Neighbour } from './neighbours';
@@ -245,7 +244,7 @@ export class MeshRouter implements MeshApi {
       this.reject(rx, code, (err as Error).message);
       return;
     }
-    const id = idText(message.id);
+    const id = message.id.toString();
     const toGateway = message.recipient === this.address;
 
     if (message.sender === this.address && !toGateway) {
@@ -502,7 +501,7 @@ export class MeshRouter implements MeshApi {
     }
     const targets = this.targetsFor(message, undefined);
     if (targets.length === 0) throw new GatewayError('NO_ROUTE', 'no neighbour is connected on any radio');
-    const id = idText(message.id);
+    const id = message.id.toString();
     // Our own message coming back through the mesh must not be taken for a new one.
     this.relaySeen.mark(id);
     let ack: Promise<MeshAckEvent | undefined> | undefined;

@@ -4,13 +4,11 @@
  * lib/mesh's bounded reassembler and the completed frame is decoded; whole frames still pass straight through.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
-import { FRAGMENT_MAGIC, FRAGMENT_VERSION, FragmentReassembler } from '../lib/mesh/ble-fragment';
-import { checkControlGate } from '../lib/mesh/control-gate';
+import { FragmentReassembler, isFragment } from '../lib/mesh/ble-fragment';
 import { decodeFrameWithFormat } from '../lib/mesh/frame';
 import { frameBytesFromInput } from '../lib/mesh/frame-input';
-import type { MeshMessage } from '../lib/mesh/message';
 import { toPlain } from '../lib/mesh/plain';
-import { isSenderVerified } from '../lib/mesh/sender-verified';
+import { senderVerifiedFromPeer } from '../lib/mesh/sender-verified';
 import { fail } from './shared/fail';
 import { NodeStatusReporter } from './shared/status';
 
@@ -28,17 +26,6 @@ interface MeshDecodeMessage extends NodeMessageInFlow {
 
 /** How often idle assemblies are released on a quiet link (each push also expires them). */
 const SWEEP_INTERVAL_MS = 5_000;
-
-/** A signature that passes the control gate proves the sender whatever the hop; a direct frame needs the peer's address. */
-function senderVerifiedBy(message: MeshMessage, peerAddress: unknown): boolean {
-  const peer = typeof peerAddress === 'string' && peerAddress !== '' ? peerAddress : undefined;
-  const gate = checkControlGate(message, { transport: 'ble', ...(peer !== undefined ? { transportPeerId: peer } : {}) });
-  return isSenderVerified(message, { peerAddress: peer, signed: gate.accepted && gate.signed });
-}
-
-function isFragment(bytes: Uint8Array): boolean {
-  return bytes.length >= 3 && bytes[0] === FRAGMENT_MAGIC[0] && bytes[1] === FRAGMENT_MAGIC[1] && bytes[2] === FRAGMENT_VERSION;
-}
 
 export = function (RED: NodeAPI) {
   function MeshDecodeNode(this: Node, config: MeshDecodeDef): void {
@@ -75,7 +62,7 @@ export = function (RED: NodeAPI) {
           target.payload = toPlain(message);
           target.format = format;
           target.messageId = message.id.toString();
-          target.senderVerified = senderVerifiedBy(message, msg.peerAddress);
+          target.senderVerified = senderVerifiedFromPeer(message, msg.peerAddress);
           return target;
         });
         status.passed(out.length);

@@ -45,6 +45,11 @@ const AGE_PENALTY_WINDOW_MS = 60_000;
  * claims less is not trusted to carry less, exactly as the reference falls back. Above 512 is clamped to 512.
  * The result is the size of one whole radio write, header included.
  */
+/** Whether `bytes` starts as a BLE fragment (`OP` and the framing version), not a whole frame. */
+export function isFragment(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === FRAGMENT_MAGIC[0] && bytes[1] === FRAGMENT_MAGIC[1] && bytes[2] === FRAGMENT_VERSION;
+}
+
 export function fragmentSizeForMtu(reportedMtu?: number): number {
   if (reportedMtu === undefined || !Number.isFinite(reportedMtu)) return BLE_DEFAULT_FRAGMENT_SIZE;
   const size = Math.floor(reportedMtu);

@@ -71,3 +71,16 @@ describe('lib/mesh/message-id', () => {
     });
   });
 });
+
+describe('MessageId.toString, the one spelling of an id (the gateway uses it as it is)', () => {
+  it('spells every id lowercase hyphenated, as the hex of its bytes says', () => {
+    for (let i = 0; i < 500; i++) {
+      const id = MessageId.random();
+      const hex = Buffer.from(id.bytes).toString('hex');
+      assert.equal(id.toString(), `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`);
+      assert.equal(id.toString(), id.toString(), 'the same text every time');
+    }
+    assert.equal(MessageId.parse('0B6C2D0E-3F43-4A43-9D0C-4D1C9B0F2A11').toString(), '0b6c2d0e-3f43-4a43-9d0c-4d1c9b0f2a11');
+    assert.equal(MessageId.fromBytes(new Uint8Array(16).fill(255)).toString(), 'ffffffff-ffff-ffff-ffff-ffffffffffff');
+  });
+});
