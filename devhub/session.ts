@@ -10,19 +10,11 @@ import type { HubUser } from './directory';
 import type { AckMode, ConnectionPhase, DeviceInfo, DropMode } from './types';
 import type { InboxRow } from './inbox';
 
-export const CAPABILITIES = [
-  'multi_device',
-  'device_replay',
-  'chat_meta_events',
-  'delivery_receipt',
-  'notify_signals',
-  'permission_events',
-  'history_sync',
-  'e2ee',
-  'reliable_delivery',
-  'reliable_delivery_v2',
-] as const;
-export type Capability = (typeof CAPABILITIES)[number];
+// The one capability list of the protocol (guide §3.3), the client's and the hub's alike.
+import type { CapabilityName as Capability } from '../lib/hub/capabilities';
+
+export { CAPABILITY_NAMES as CAPABILITIES } from '../lib/hub/capabilities';
+export type { Capability };
 
 /** One stamped `dseq` awaiting `message.sync_ack`. */
 export interface LedgerEntry {

@@ -8,7 +8,7 @@
 import { isAddress } from '../../lib/mesh/address';
 import { composeMessage } from '../../lib/mesh/composer';
 import type { MeshMessage, Priority } from '../../lib/mesh/message';
-import { GatewayError } from '../errors';
+import { GatewayError, SendRefusal } from '../errors';
 
 export interface SendRequestGateway {
   address: string;
@@ -33,7 +33,7 @@ export function parseSendRequest(payload: Buffer, gateway: SendRequestGateway): 
     return parse(payload, gateway, (id) => (requestId = id));
   } catch (err) {
     if (requestId !== undefined && err instanceof GatewayError) throw new GatewayError(err.code, err.message, { ...err.details, requestId });
-    if (requestId !== undefined && err instanceof Error) throw new GatewayError(((err as { code?: string }).code ?? 'SEND_REJECTED'), err.message, { requestId });
+    if (requestId !== undefined && err instanceof Error) throw new SendRefusal((err as { code?: string }).code ?? 'SEND_REJECTED', err.message, { requestId });
     throw err;
   }
 }

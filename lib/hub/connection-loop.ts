@@ -126,7 +126,7 @@ export class ConnectionLoop {
       const prefetched = this.prefetchedToken;
       this.prefetchedToken = undefined;
       token = prefetched ?? (typeof this.token === 'function' ? await this.token() : this.token);
-      if (typeof token !== 'string' || token === '') throw new Error('the token provider returned no token');
+      if (typeof token !== 'string' || token === '') throw new HubError('NO_TOKEN', 'the token provider returned no token');
     } catch (err) {
       if (host.stopping()) return;
       this.scheduleReconnect('unreachable', `token provider failed: ${(err as Error).message}`, undefined);

@@ -51,6 +51,10 @@ export type HubErrorCode =
   /** A received frame could not be handled and was quarantined (recorded, acked, skipped). */
   | 'FRAME_QUARANTINED'
   /** An event listener threw; the client went on. */
-  | 'LISTENER_THREW';
+  | 'LISTENER_THREW'
+  /** A received frame whose payload breaks the guide's shape for its event (it is quarantined, never applied). */
+  | 'BAD_FRAME'
+  /** The token provider gave no token. */
+  | 'NO_TOKEN';
 
 export class HubError extends CodedError<HubErrorCode> {}

@@ -4,4 +4,15 @@
  */
 import { CodedError } from '../../../lib/coded-error';
 
-export class HubBridgeError extends CodedError {}
+export type HubBridgeErrorCode =
+  | 'HUB_CONFIG_INVALID'
+  | 'MEDIA_ABORTED'
+  | 'MEDIA_BAD_URL'
+  | 'MEDIA_DEADLINE'
+  | 'MEDIA_HTTP'
+  | 'MEDIA_NETWORK'
+  | 'MEDIA_TIMEOUT'
+  | 'MEDIA_TOO_LARGE';
+
+/** Codes are a closed union: a misspelt one fails to compile. */
+export class HubBridgeError extends CodedError<HubBridgeErrorCode> {}

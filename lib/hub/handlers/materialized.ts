@@ -5,6 +5,7 @@
  * A message that is reported goes through the inbound persisters first, inside the same savepoint.
  */
 import { EVENT, uplink } from '../envelope';
+import { HubError } from '../errors';
 import type { InboundMessage } from '../events';
 import { joinText, parseFragments } from '../fragments';
 import { recordInbox } from '../inbox-record';
@@ -15,12 +16,12 @@ import type { FrameContext } from './context';
 
 export function handleMaterialized(ctx: FrameContext, event: 'message.send' | 'message.reply'): void {
   const { frame } = ctx;
-  if (!frame.payloadValid) throw new Error(`${event} payload is not an object`);
+  if (!frame.payloadValid) throw new HubError('BAD_FRAME', `${event} payload is not an object`);
   const messageId = id(frame.payload.message_id);
-  if (messageId === undefined) throw new Error(`${event} has no payload.message_id`);
+  if (messageId === undefined) throw new HubError('BAD_FRAME', `${event} has no payload.message_id`);
   const message = frame.payload.message;
-  if (!isObject(message)) throw new Error(`${event} payload.message is not an object`);
-  if (message.body !== undefined && message.body !== null && !isObject(message.body)) throw new Error(`${event} payload.message.body is not an object`);
+  if (!isObject(message)) throw new HubError('BAD_FRAME', `${event} payload.message is not an object`);
+  if (message.body !== undefined && message.body !== null && !isObject(message.body)) throw new HubError('BAD_FRAME', `${event} payload.message.body is not an object`);
   if (ctx.isOwnEcho) return;
 
   const body = isObject(message.body) ? message.body : {};

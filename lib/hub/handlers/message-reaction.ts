@@ -3,15 +3,16 @@
  * is upserted like a message and reported when new or changed (a different emoji, or `removed` as a tombstone).
  */
 import { recordInbox } from '../inbox-record';
+import { HubError } from '../errors';
 import { bool, id, str } from '../json';
 import type { FrameContext } from './context';
 
 export function handleMessageReaction(ctx: FrameContext): void {
   const { frame, services } = ctx;
-  if (!frame.payloadValid) throw new Error('message.reaction payload is not an object');
+  if (!frame.payloadValid) throw new HubError('BAD_FRAME', 'message.reaction payload is not an object');
   const p = frame.payload;
   const target = id(p.target_message_id);
-  if (!target) throw new Error('message.reaction has no target_message_id');
+  if (!target) throw new HubError('BAD_FRAME', 'message.reaction has no target_message_id');
   if (ctx.isOwnEcho) return;
   const reactor = id(p.reactor_user_id) ?? frame.sender?.id ?? '';
   const slotId = id(p.message_id) ?? `rxn:${target}:${reactor}`;

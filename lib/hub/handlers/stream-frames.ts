@@ -3,15 +3,16 @@
  * (no persistence: an offline recipient gets one merged `message.reply` through replay instead, §8.6).
  */
 import type { StreamEvent } from '../events';
+import { HubError } from '../errors';
 import { id } from '../json';
 import type { StreamFrame } from '../stream-assembler';
 import type { FrameContext } from './context';
 
 export function streamFrame(ctx: FrameContext): StreamFrame | undefined {
   const { frame } = ctx;
-  if (!frame.payloadValid) throw new Error(`${frame.event} payload is not an object`);
+  if (!frame.payloadValid) throw new HubError('BAD_FRAME', `${frame.event} payload is not an object`);
   const messageId = id(frame.payload.message_id);
-  if (!messageId) throw new Error(`${frame.event} has no payload.message_id`);
+  if (!messageId) throw new HubError('BAD_FRAME', `${frame.event} has no payload.message_id`);
   if (ctx.isOwnEcho) return undefined;
   return { messageId, chatId: frame.chatId, sender: frame.sender, originDeviceId: frame.originDeviceId, fromSelf: ctx.fromSelf, payload: frame.payload };
 }
