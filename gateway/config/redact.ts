@@ -2,28 +2,13 @@
  * Secrets out of anything printed: the schema marks them `writeOnly`; in open sections (radio options, a hub section
  * whose extension is not loaded) keys that look like secrets are hidden too, because there is no schema to ask.
  */
-import { REDACTED } from '../../lib/redact';
+import { REDACTED, redactUrl, urlPasswords } from '../../lib/redact';
 import type { JsonSchema } from './schema';
 
 export { REDACTED };
 const SECRET_KEY = /(password|passphrase|token|secret|credential|private_?key)/i;
-// `scheme://user:password@host…`: the password part of a URL's userinfo, whatever key holds the URL.
-const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):([^/?#@]*)@/i;
-
-/** The URL's password replaced by `[redacted]`; any other string as it is. */
-export function hideUrlPassword(text: string): string {
-  return text.replace(URL_PASSWORD, (_all, head: string, password: string) => (password === '' ? `${head}:@` : `${head}:${REDACTED}@`));
-}
-
-function urlPassword(text: string): string | undefined {
-  const password = URL_PASSWORD.exec(text)?.[2];
-  if (!password) return undefined;
-  try {
-    return decodeURIComponent(password);
-  } catch {
-    return password;
-  }
-}
+/** The URL's password replaced by `[redacted]`; any other string as it is (lib/redact.ts, the one URL redactor). */
+export const hideUrlPassword = redactUrl;
 
 function redactNode(value: unknown, schema: JsonSchema | undefined): unknown {
   if (Array.isArray(value)) {
@@ -65,8 +50,7 @@ export function collectSecrets(config: unknown, schema: JsonSchema): string[] {
     }
     if (typeof value !== 'string' || value.length === 0) return;
     if (node?.writeOnly === true || (!node && key && SECRET_KEY.test(key))) secrets.push(value);
-    const password = urlPassword(value);
-    if (password !== undefined) secrets.push(password, URL_PASSWORD.exec(value)![2]);
+    secrets.push(...urlPasswords(value));
   };
   walk(config, schema);
   return secrets;

@@ -9,6 +9,7 @@
  * so there is one resend path for a broker restart and for a gateway restart.
  */
 import fs from 'node:fs';
+import { redactUrl } from '../../lib/redact';
 import { wellFormedJson } from '../../lib/text-cut';
 import mqtt, { type IClientOptions, type IClientPublishOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
@@ -318,13 +319,5 @@ export class MqttConnection {
   }
 }
 
-/** The broker URL without credentials, for logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '[redacted]';
-    return u.toString();
-  } catch {
-    return '[unparseable url]';
-  }
-}
+/** The broker URL without credentials, for logs (lib/redact.ts, the one URL redactor). */
+export { redactUrl };

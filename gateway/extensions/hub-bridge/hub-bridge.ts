@@ -19,6 +19,7 @@ import { HubClient } from '../../../lib/hub/client';
 import type { InboundPersistContext } from '../../../lib/hub/inbound-persister';
 import type { Clock, TimerHandle } from '../../../lib/hub/clock';
 import type { MeshMessageEvent } from '../../bus';
+import { redactUrl } from '../../../lib/redact';
 import { Extension, type ExtensionContext } from '../../extension';
 import type { Counter } from '../../metrics';
 import { resolveBridgeConfig, type BridgeConfig, type MeshToHubRule } from './bridge-config';
@@ -392,18 +393,6 @@ export class HubBridge extends Extension {
       this.intake?.sweep();
       this.armSweep();
     }, FILE_SWEEP_MS);
-  }
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    u.search = '';
-    return u.toString();
-  } catch {
-    return '(invalid url)';
   }
 }
 
