@@ -3,8 +3,8 @@
  * module-level state, so two hubs in one process (tests start many) never see each other.
  */
 import { randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { monotonicFactory } from 'ulid';
+import { TypedEmitter, type ListenersOf } from '../lib/typed-emitter';
 import type { ResolvedConfig } from './config';
 import type { Directory } from './directory';
 import type { FaultBook } from './faults';
@@ -20,23 +20,28 @@ import type { DeferredNotify } from './deferred-notify';
 
 export type LogFn = NonNullable<DevHubRuntime['log']>;
 
+/**
+ * The dev hub's events (admin API, tests), on the project's one typed emitter. A listener that throws does not unwind
+ * into the hub's own handling of a frame; its error is thrown again on its own, so a test's failed assertion inside a
+ * listener still fails the test.
+ */
 export class HubEvents {
-  private readonly emitter = new EventEmitter();
-
-  constructor() {
-    this.emitter.setMaxListeners(0);
-  }
+  private readonly emitter = new TypedEmitter<ListenersOf<DevHubEventMap>>((err) => {
+    queueMicrotask(() => {
+      throw err;
+    });
+  });
 
   emit<K extends keyof DevHubEventMap>(event: K, value: DevHubEventMap[K]): void {
-    this.emitter.emit(event, value);
+    this.emitter.emit(event, value as never);
   }
 
   on<K extends keyof DevHubEventMap>(event: K, listener: (value: DevHubEventMap[K]) => void): void {
-    this.emitter.on(event, listener);
+    this.emitter.on(event, listener as ListenersOf<DevHubEventMap>[K]);
   }
 
   off<K extends keyof DevHubEventMap>(event: K, listener: (value: DevHubEventMap[K]) => void): void {
-    this.emitter.off(event, listener);
+    this.emitter.off(event, listener as ListenersOf<DevHubEventMap>[K]);
   }
 }
 

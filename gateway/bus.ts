@@ -5,6 +5,7 @@
  * or starve the others (the bus keeps going, as Zigbee2MQTT's does).
  */
 import type { Logger } from 'pino';
+import { TypedEmitter, type ListenersOf } from '../lib/typed-emitter';
 import type { MeshMessage } from '../lib/mesh/message';
 import type { RadioPeer, RadioStatus } from './radios/radio';
 
@@ -99,50 +100,47 @@ export interface BusEvents {
 export type BusEventName = keyof BusEvents;
 type Listener<K extends BusEventName> = (payload: BusEvents[K]) => void | Promise<void>;
 
-interface Registration {
-  owner: object;
-  listener: (payload: never) => void | Promise<void>;
-}
-
+/**
+ * The gateway's typed bus, over the project's one typed emitter: listeners register under an owner so that an
+ * extension's `stop()` detaches all of its own at once (`offAll`), and a listener that throws or rejects is logged
+ * with its owner while the event goes on to the others.
+ */
 export class EventBus {
-  private readonly listeners = new Map<BusEventName, Registration[]>();
+  private readonly emitter = new TypedEmitter<ListenersOf<BusEvents>>(() => undefined);
+  private readonly owned = new Map<object, Array<{ event: BusEventName; wrapped: (payload: never) => void }>>();
   private errorCount = 0;
 
   constructor(private readonly logger: Logger) {}
 
   on<K extends BusEventName>(event: K, owner: object, listener: Listener<K>): void {
-    const list = this.listeners.get(event) ?? [];
-    list.push({ owner, listener: listener as Registration['listener'] });
-    this.listeners.set(event, list);
+    const wrapped = (payload: BusEvents[K]): void => {
+      try {
+        const result = listener(payload);
+        if (result && typeof (result as Promise<void>).catch === 'function') {
+          (result as Promise<void>).catch((err: unknown) => this.report(event, owner, err));
+        }
+      } catch (err) {
+        this.report(event, owner, err);
+      }
+    };
+    this.emitter.on(event, wrapped as ListenersOf<BusEvents>[K]);
+    let list = this.owned.get(owner);
+    if (!list) this.owned.set(owner, (list = []));
+    list.push({ event, wrapped: wrapped as (payload: never) => void });
   }
 
   /** Removes every listener `owner` registered, on every event. */
   offAll(owner: object): void {
-    for (const [event, list] of this.listeners) {
-      const kept = list.filter((r) => r.owner !== owner);
-      if (kept.length) this.listeners.set(event, kept);
-      else this.listeners.delete(event);
-    }
+    for (const { event, wrapped } of this.owned.get(owner) ?? []) this.emitter.off(event, wrapped as ListenersOf<BusEvents>[typeof event]);
+    this.owned.delete(owner);
   }
 
   emit<K extends BusEventName>(event: K, payload: BusEvents[K]): void {
-    const list = this.listeners.get(event);
-    if (!list) return;
-    // A copy: a listener may detach itself (or another owner) while the event is being delivered.
-    for (const reg of list.slice()) {
-      try {
-        const result = (reg.listener as Listener<K>)(payload);
-        if (result && typeof (result as Promise<void>).catch === 'function') {
-          (result as Promise<void>).catch((err: unknown) => this.report(event, reg.owner, err));
-        }
-      } catch (err) {
-        this.report(event, reg.owner, err);
-      }
-    }
+    this.emitter.emit(event, payload as never);
   }
 
   listenerCount(event: BusEventName): number {
-    return this.listeners.get(event)?.length ?? 0;
+    return this.emitter.listenerCount(event);
   }
 
   /** Listener failures so far (exported as a metric: a non-zero value is a bug in an extension). */

@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import { redactUrl } from '../../lib/redact';
+import { TypedEmitter, type ListenersOf } from '../../lib/typed-emitter';
 import { wellFormedJson } from '../../lib/text-cut';
 import mqtt, { type IClientOptions, type IClientPublishOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
@@ -36,7 +37,7 @@ const UNSUPPORTED_VERSION = new Set([1, 0x84]);
 /** CONNACK codes meaning bad credentials or no permission (3.1.1: 4, 5; MQTT 5: 0x86, 0x87, 0x8c). */
 const NOT_AUTHORISED = new Set([4, 5, 0x86, 0x87, 0x8c]);
 
-type Handler<K extends keyof ConnectionEvents> = (e: ConnectionEvents[K]) => void;
+type Handler<K extends keyof ConnectionEvents> = ListenersOf<ConnectionEvents>[K];
 
 export interface ConnectionOptions {
   config: CoreConfig['mqtt'];
@@ -58,7 +59,8 @@ export class MqttConnection {
   private isUp = false;
   private readonly subscriptions = new Map<string, 0 | 1>();
   private readonly protocolSubscriptions = new Map<string, { filter: (version: 4 | 5) => string | undefined; qos: 0 | 1 }>();
-  private readonly handlers: { [K in keyof ConnectionEvents]: Array<Handler<K>> } = { up: [], down: [], message: [] };
+  // The project's one typed emitter: a listener that throws is logged and the others still run.
+  private readonly events = new TypedEmitter<ListenersOf<ConnectionEvents>>((err, event) => this.options.logger.error({ err, event }, 'mqtt connection listener failed'));
   private readonly clock: Clock;
   private readonly random: () => number;
   private lastError: string | undefined;
@@ -75,13 +77,11 @@ export class MqttConnection {
   }
 
   on<K extends keyof ConnectionEvents>(event: K, handler: Handler<K>): void {
-    (this.handlers[event] as Array<Handler<K>>).push(handler);
+    this.events.on(event, handler);
   }
 
   off<K extends keyof ConnectionEvents>(event: K, handler: Handler<K>): void {
-    const list = this.handlers[event] as Array<Handler<K>>;
-    const i = list.indexOf(handler);
-    if (i >= 0) list.splice(i, 1);
+    this.events.off(event, handler);
   }
 
   get connected(): boolean {
@@ -309,13 +309,7 @@ export class MqttConnection {
   }
 
   private emit<K extends keyof ConnectionEvents>(event: K, payload: ConnectionEvents[K]): void {
-    for (const h of (this.handlers[event] as Array<Handler<K>>).slice()) {
-      try {
-        h(payload);
-      } catch (err) {
-        this.options.logger.error({ err, event }, 'mqtt connection listener failed');
-      }
-    }
+    this.events.emit(event, payload as never);
   }
 }
 
