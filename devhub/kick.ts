@@ -4,6 +4,7 @@
  * `max_ms`, and the device stays connected meanwhile.
  */
 import { deviceKey } from './session';
+import { jitteredDelay } from '../lib/backoff';
 
 interface KickHistory {
   times: number[];
@@ -22,7 +23,7 @@ export class KickBackoff {
     h.times = recent;
     if (recent.length < this.settings.after_kicks) return true;
     const exponent = recent.length - this.settings.after_kicks;
-    const wait = Math.min(this.settings.max_ms, this.settings.base_ms * 2 ** exponent);
+    const wait = jitteredDelay(exponent, { initialMs: this.settings.base_ms, maxMs: this.settings.max_ms, factor: 2, jitter: 0 }, 0);
     return now - recent[recent.length - 1] >= wait;
   }
 

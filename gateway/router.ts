@@ -15,6 +15,7 @@
  * frame it sent) stands in for it.
  */
 import type { Logger } from 'pino';
+import { jitteredDelay } from '../lib/backoff';
 import { ackSettles, ackTarget, buildAck, isAck, receiveActions, type AckSource, type ReceiveOutcome } from '../lib/mesh/ack';
 import { checkControlGate } from '../lib/mesh/control-gate';
 import { Deduplicator, createRelaySeenCache } from '../lib/mesh/dedup';
@@ -481,7 +482,7 @@ export class MeshRouter implements MeshApi {
       const code = (err as { code?: string }).code ?? 'WRITE_FAILED';
       if (code === 'QUEUE_FULL' && attempt < BACKPRESSURE_TRIES && this.running && this.parked < MAX_PARKED_WRITES) {
         this.parked += 1;
-        const delay = Math.min(BACKPRESSURE_MAX_MS, BACKPRESSURE_FIRST_MS * 2 ** attempt);
+        const delay = jitteredDelay(attempt, { initialMs: BACKPRESSURE_FIRST_MS, maxMs: BACKPRESSURE_MAX_MS, factor: 2, jitter: 0 }, 0);
         const t = this.options.clock.setTimeout(() => {
           this.timers.delete(t);
           this.parked -= 1;

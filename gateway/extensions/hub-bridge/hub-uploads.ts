@@ -6,6 +6,7 @@
  * transfer ends and the chat still shows that something was sent.
  */
 import type { Logger } from 'pino';
+import { jitteredDelay } from '../../../lib/backoff';
 import type { ReplyTarget } from '../../../lib/hub/compose';
 import type { JsonObject } from '../../../lib/hub/json';
 import { uploadMedia, type MediaError } from '../../../lib/media';
@@ -103,7 +104,7 @@ export class HubUploads {
       const e = err as MediaError;
       if (e.retryable === true) {
         this.counters.retried += 1;
-        const delay = Math.min(this.o.retryMaxMs ?? 60_000, (this.o.retryMinMs ?? 1000) * 2 ** Math.min(r.attempt - 1, 16));
+        const delay = jitteredDelay(r.attempt - 1, { initialMs: this.o.retryMinMs ?? 1000, maxMs: this.o.retryMaxMs ?? 60_000, factor: 2, jitter: 0 }, 0);
         this.o.logger.warn({ code: e.code, attempt: r.attempt, retry_in_ms: delay, hub_message_id: job.messageId }, 'media upload failed; trying again');
         r.timer = this.o.clock.setTimeout(() => {
           r.timer = undefined;

@@ -14,6 +14,7 @@
  * jobs wait for `wake()`, which the bridge calls when a neighbour comes up, or for their backoff.
  */
 import type { Queue, Store } from '../../../lib/store';
+import { jitteredDelay } from '../../../lib/backoff';
 import { coalesced } from '../../../lib/coalesce';
 import type { Clock } from '../../../lib/clock';
 import { parseJob, type ToMeshJob } from './hub-to-mesh';
@@ -231,7 +232,7 @@ export class ToMeshQueue {
       if (outcome.attempt) item.attempts += 1;
       if (item.attempts >= this.options.maxAttempts) outcome = { status: 'failed', reason: `no ACK after ${item.attempts} attempts (${outcome.reason})` };
       else {
-        const delay = Math.min(this.options.retryMaxMs, this.options.retryMinMs * 2 ** Math.min(item.tries - 1, 20));
+        const delay = jitteredDelay(item.tries - 1, { initialMs: this.options.retryMinMs, maxMs: this.options.retryMaxMs, factor: 2, jitter: 0 }, 0);
         item.notBefore = this.clock.now() + delay;
       }
     }
