@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { backgroundClock, type Clock } from '../lib/clock';
+import { backgroundClock, type Clock, type TimerHandle } from '../lib/clock';
 import type { Store } from '../lib/store';
 import { EventBus } from './bus';
 import type { GatewayConfig } from './gateway-config';
@@ -90,7 +90,7 @@ export class Gateway {
   private readonly site = new SiteBoard();
   private infoValue: GatewayInfo | undefined;
   private readonly rate = new RateMeter();
-  private rateTimer: ReturnType<typeof setInterval> | undefined;
+  private rateTimer: TimerHandle | undefined;
 
   constructor(
     readonly config: GatewayConfig,
@@ -223,8 +223,7 @@ export class Gateway {
         ),
       );
       this.connection?.start();
-      this.rateTimer = setInterval(() => this.rate.sample(this.clock.now(), this.metrics.counter('clawling_gateway_messages_received_total', '').total()), 1000);
-      this.rateTimer.unref();
+      this.sampleRate();
       this.state = 'running';
       bus.emit('started', { at: this.clock.now() });
       this.logger.info(
@@ -304,6 +303,14 @@ export class Gateway {
     };
   }
 
+  /** The messages-per-second sample, once a second on the gateway's clock. */
+  private sampleRate(): void {
+    this.rateTimer = this.clock.setTimeout(() => {
+      this.rate.sample(this.clock.now(), this.metrics.counter('clawling_gateway_messages_received_total', '').total());
+      this.sampleRate();
+    }, 1000);
+  }
+
   private contextFor(name: string): ExtensionContext {
     const ctx: ExtensionContext = {
       config: this.config,
@@ -335,7 +342,7 @@ export class Gateway {
   }
 
   private async teardown(): Promise<void> {
-    if (this.rateTimer) clearInterval(this.rateTimer);
+    this.clock.clearTimeout(this.rateTimer);
     this.rateTimer = undefined;
     this.routerValue?.stop();
     for (const ext of [...this.extensions].reverse()) {

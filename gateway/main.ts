@@ -87,6 +87,7 @@ async function runOnce(options: RunOptions): Promise<number | 'restart'> {
   options.onStarted?.(gateway);
 
   // Radios and the MQTT client unref their timers; the process must live until it is told to stop.
+  // A keep-alive handle, not a timer anyone waits for: the one raw interval the timer test allows.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   await stopped;
   clearInterval(keepAlive);

@@ -182,7 +182,7 @@ export class MqttConnection {
     if (client && this.isUp && finalState) {
       await Promise.race([
         new Promise<void>((resolve) => client.publish(finalState.topic, finalState.payload, { qos: 1, retain: true }, () => resolve())),
-        new Promise<void>((resolve) => setTimeout(resolve, 2000).unref()),
+        new Promise<void>((resolve) => this.clock.setTimeout(resolve, 2000)),
       ]);
     }
     this.generation += 1;

@@ -4,6 +4,7 @@
  * with `-check` appended, so that a running gateway's session is not taken over, and there is no will.
  */
 import fs from 'node:fs';
+import { systemClock } from '../../lib/clock';
 import mqtt, { type IClientOptions } from 'mqtt';
 import type { CoreConfig } from '../config/types';
 import { redactUrl } from '../mqtt/connection';
@@ -37,13 +38,13 @@ function attempt(c: CoreConfig['mqtt'], clientId: string, version: 4 | 5): Promi
     const finish = (outcome: OnlineOutcome & { retryWith4?: boolean }): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      systemClock.clearTimeout(timer);
       // The client's own listeners stay: its 'close' handler is what clears its connect timer.
       client.on('error', () => undefined);
       client.end(true);
       resolve(outcome);
     };
-    const timer = setTimeout(() => finish({ service: 'mqtt', ok: false, kind: 'timeout', detail: `no answer from ${url} within ${c.connect_timeout_ms} ms` }), c.connect_timeout_ms + 1000);
+    const timer = systemClock.setTimeout(() => finish({ service: 'mqtt', ok: false, kind: 'timeout', detail: `no answer from ${url} within ${c.connect_timeout_ms} ms` }), c.connect_timeout_ms + 1000);
     client.on('connect', () => finish({ service: 'mqtt', ok: true, detail: `logged in to ${url} with MQTT ${version === 5 ? '5' : '3.1.1'}${c.username !== null ? ` as ${c.username}` : ''}` }));
     client.on('error', (err: Error & { code?: number | string }) => {
       const code = typeof err.code === 'number' ? err.code : undefined;

@@ -9,6 +9,7 @@
  * session carries (the live connection, replay, acks, the outbox) and hears of each session through the host.
  */
 import { backoffDelay, type CloseCause } from './backoff';
+import { backgroundClock } from '../clock';
 import { AUTH_FAILED_REASON, classifyEnd } from './close-cause';
 import type { Clock, TimerHandle } from './clock';
 import { HubError } from './errors';
@@ -107,7 +108,7 @@ export class ConnectionLoop {
     const ended = new Promise<void>((resolve) => this.endWaiters.push(resolve));
     session.close('stop');
     // The socket is force-killed after 2 s by the session itself; this is only a last guard.
-    await Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, 3000).unref())]);
+    await Promise.race([ended, new Promise<void>((resolve) => backgroundClock.setTimeout(resolve, 3000))]);
   }
 
   /** `stop()` is over: the session is let go of, ended or not. */

@@ -11,6 +11,7 @@
  * `hello-fail`, a `message.error` or a close reason must not get it into a status, an event, an error or a log.
  */
 import type { Duplex } from 'node:stream';
+import { backgroundClock } from '../clock';
 import WebSocket from 'ws';
 import { redactSecrets } from '../redact';
 import type { Capabilities } from './capabilities';
@@ -178,12 +179,11 @@ export class Session {
     if (hard || this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate();
     else this.ws.close(1000, reason);
     // A close handshake the peer never answers must not keep the session alive. This is socket hygiene in real
-    // time, not protocol time, so it does not go through the injected clock.
+    // time, not protocol time, so it goes through the background clock, not the injected one.
     if (!hard) {
-      const timer = setTimeout(() => {
+      backgroundClock.setTimeout(() => {
         if (this.phase !== 'closed') this.ws.terminate();
       }, 2000);
-      timer.unref();
     }
   }
 

@@ -5,6 +5,7 @@
  * together do not come back in step, and a `Retry-After` from the server is honoured up to the cap.
  */
 import { jitteredDelay } from '../backoff';
+import { systemClock, type Clock } from '../clock';
 import { MediaError } from './errors';
 
 export interface RetryOptions {
@@ -56,17 +57,17 @@ export function abortError(signal: AbortSignal | undefined): MediaError {
 }
 
 /** Waits `ms`, or rejects with `ABORTED` as soon as the signal fires. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal, clock: Clock = systemClock): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(abortError(signal));
       return;
     }
     const onAbort = (): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       reject(abortError(signal));
     };
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);

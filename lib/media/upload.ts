@@ -7,6 +7,7 @@
  * attempts. Only the retryable classes are tried again, and only while the source can give the same bytes again.
  */
 import type http from 'node:http';
+import { backgroundClock } from '../clock';
 import { redactSecrets } from '../redact';
 import { enrichFragment } from './enrich';
 import { authorizationHeader, uploadUrl } from './endpoint';
@@ -151,8 +152,8 @@ export async function uploadMediaDetailed(source: MediaSource, options: UploadOp
   const opened = await openSource(source, options.size);
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const deadline = new AbortController();
-  const deadlineTimer = setTimeout(() => deadline.abort(new MediaError('DEADLINE', `the upload did not finish within ${deadlineMs} ms`)), deadlineMs);
-  deadlineTimer.unref();
+  // Unref'd (the background clock): the upload itself keeps the process alive, never this deadline.
+  const deadlineTimer = backgroundClock.setTimeout(() => deadline.abort(new MediaError('DEADLINE', `the upload did not finish within ${deadlineMs} ms`)), deadlineMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   try {
     const size = opened.size;
@@ -219,7 +220,7 @@ export async function uploadMediaDetailed(source: MediaSource, options: UploadOp
       await sleep(delayMs, signal);
     }
   } finally {
-    clearTimeout(deadlineTimer);
+    backgroundClock.clearTimeout(deadlineTimer);
     await opened.close();
   }
 }

@@ -27,3 +27,21 @@ describe('lib/ throws coded errors only', () => {
     assert.deepEqual(found, []);
   });
 });
+
+describe('one Clock for every timer in lib/ and gateway/', () => {
+  it('arms no raw setTimeout or setInterval outside lib/clock.ts (and the run loop keep-alive)', () => {
+    const found: string[] = [];
+    for (const top of ['lib', 'gateway']) {
+      for (const file of sources(path.join(PACKAGE_ROOT, top))) {
+        const rel = path.relative(PACKAGE_ROOT, file).split(path.sep).join('/');
+        if (rel === 'lib/clock.ts') continue;
+        fs.readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+          if (!/(^|[^.\w])(setTimeout|setInterval|clearTimeout|clearInterval)\(/.test(line)) return;
+          if (rel === 'gateway/main.ts' && /keepAlive/.test(line)) return;
+          found.push(`${rel}:${i + 1}: ${line.trim()}`);
+        });
+      }
+    }
+    assert.deepEqual(found, []);
+  });
+});

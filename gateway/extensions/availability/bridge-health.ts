@@ -6,7 +6,7 @@ import { Extension, type ExtensionContext } from '../../extension';
 
 export class BridgeHealth extends Extension {
   readonly name = 'bridge-health';
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private timer: unknown;
   private readonly onUp = (): void => this.publish();
 
   constructor(ctx: ExtensionContext) {
@@ -15,16 +15,23 @@ export class BridgeHealth extends Extension {
 
   override async start(): Promise<void> {
     this.ctx.mqtt?.connection.on('up', this.onUp);
-    this.timer = setInterval(() => this.publish(), this.ctx.config.mqtt.health_interval_s * 1000);
-    this.timer.unref();
+    this.schedule();
     if (this.ctx.mqtt?.connection.connected) this.publish();
   }
 
   override async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.ctx.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.ctx.mqtt?.connection.off('up', this.onUp);
     await super.stop();
+  }
+
+  /** Every `mqtt.health_interval_s`, on the gateway's clock. */
+  private schedule(): void {
+    this.timer = this.ctx.clock.setTimeout(() => {
+      this.publish();
+      this.schedule();
+    }, this.ctx.config.mqtt.health_interval_s * 1000);
   }
 
   /** Publishes the health document now (also the tests' hook). */

@@ -114,7 +114,7 @@ export class HubBridge extends Extension {
     );
     this.sends = sends;
     this.uploads = new HubUploads({ mediaUrl: cfg.mediaUrl, token: cfg.token, maxBytes: cfg.files.max_upload_bytes, clock, logger, sends });
-    this.origins = new OriginMap(store, ORIGINS_CAPACITY);
+    this.origins = new OriginMap(store, ORIGINS_CAPACITY, clock);
     this.intake = new FileIntake(store, { maxFileSize: cfg.files.max_upload_bytes, now: () => clock.now() });
     const delivery = new MeshDelivery({
       mesh: this.ctx.mesh,
@@ -369,13 +369,14 @@ export class HubBridge extends Extension {
   /** On shutdown, give unanswered sends a chance to be answered (bounded), as the MQTT outbox does. */
   private async drain(client: HubClient, timeoutMs: number): Promise<void> {
     if (client.state !== 'connected' || client.stats().outbox === 0 || timeoutMs === 0) return;
+    const clock = this.ctx.clock;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
+      const timer = clock.setTimeout(done, timeoutMs);
       function check(): void {
         if (client.stats().outbox === 0 || client.state !== 'connected') done();
       }
       function done(): void {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         client.off('ack', check);
         client.off('rejected', check);
         client.off('state', check);

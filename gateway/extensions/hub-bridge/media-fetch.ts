@@ -4,6 +4,7 @@
  * and an idle timeout. Media URLs are capabilities (guide §10.5): fetched as they are, with no token.
  */
 import { HubBridgeError } from './errors';
+import { backgroundClock, type Clock, type TimerHandle } from '../../../lib/clock';
 
 export interface FetchedMedia {
   data: Buffer;
@@ -15,7 +16,8 @@ export interface FetchedMedia {
  * Codes: `MEDIA_BAD_URL`, `MEDIA_TOO_LARGE` (details.limit), `MEDIA_HTTP` (details.status; `retryable` for 5xx, 408
  * and 429), `MEDIA_TIMEOUT`, `MEDIA_DEADLINE`, `MEDIA_NETWORK`. `details.retryable` says whether a later attempt can succeed.
  */
-export async function fetchMedia(url: string, options: { maxBytes: number; timeoutMs: number; deadlineMs?: number; signal?: AbortSignal }): Promise<FetchedMedia> {
+export async function fetchMedia(url: string, options: { maxBytes: number; timeoutMs: number; deadlineMs?: number; signal?: AbortSignal; clock?: Clock }): Promise<FetchedMedia> {
+  const clock = options.clock ?? backgroundClock;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -28,24 +30,22 @@ export async function fetchMedia(url: string, options: { maxBytes: number; timeo
   const controller = new AbortController();
   const onAbort = (): void => controller.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
+  let timer: TimerHandle | undefined;
   let timedOut = false;
   const arm = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
+    clock.clearTimeout(timer);
+    timer = clock.setTimeout(() => {
       timedOut = true;
       controller.abort();
     }, options.timeoutMs);
-    timer.unref();
   };
   arm();
   // The idle timer alone lets a server that drips a byte now and then hold the job forever.
   let pastDeadline = false;
-  const deadline = options.deadlineMs === undefined ? undefined : setTimeout(() => {
+  const deadline = options.deadlineMs === undefined ? undefined : clock.setTimeout(() => {
     pastDeadline = true;
     controller.abort();
   }, options.deadlineMs);
-  deadline?.unref();
   try {
     const res = await fetch(parsed, { signal: controller.signal, redirect: 'follow' });
     if (!res.ok) {
@@ -80,8 +80,8 @@ export async function fetchMedia(url: string, options: { maxBytes: number; timeo
     if (options.signal?.aborted) throw new HubBridgeError('MEDIA_ABORTED', 'the fetch was cancelled', { retryable: true });
     throw new HubBridgeError('MEDIA_NETWORK', `the media could not be fetched: ${(err as Error).message}`, { retryable: true });
   } finally {
-    clearTimeout(timer);
-    clearTimeout(deadline);
+    clock.clearTimeout(timer);
+    clock.clearTimeout(deadline);
     options.signal?.removeEventListener('abort', onAbort);
   }
 }

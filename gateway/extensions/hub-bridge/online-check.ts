@@ -2,6 +2,7 @@
  * `--check --online` for the hub bridge: one session with the configured URL, token, user and device, up to the
  * hub's `hello-ok` or its refusal, on a memory store (the gateway's own state is not touched), then closed.
  */
+import { systemClock } from '../../../lib/clock';
 import { HubClient } from '../../../lib/hub/client';
 import { MemoryStore } from '../../../lib/store';
 import type { GatewayConfig } from '../../gateway-config';
@@ -23,16 +24,16 @@ export async function checkOnline(config: GatewayConfig): Promise<OnlineOutcome>
   });
   try {
     return await new Promise<OnlineOutcome>((resolve) => {
-      const timer = setTimeout(() => resolve({ service: 'hub', ok: false, kind: 'timeout', detail: `no hello-ok from ${cfg.url} within ${WAIT_MS / 1000} s` }), WAIT_MS);
+      const timer = systemClock.setTimeout(() => resolve({ service: 'hub', ok: false, kind: 'timeout', detail: `no hello-ok from ${cfg.url} within ${WAIT_MS / 1000} s` }), WAIT_MS);
       client.on('state', (s) => {
         if (s.state === 'connected' || s.state === 'replaying') {
-          clearTimeout(timer);
+          systemClock.clearTimeout(timer);
           resolve({ service: 'hub', ok: true, detail: `logged in to ${cfg.url} as ${cfg.userId}` });
         } else if (s.state === 'auth_failed') {
-          clearTimeout(timer);
+          systemClock.clearTimeout(timer);
           resolve({ service: 'hub', ok: false, kind: 'refused', detail: `${cfg.url} refused the token of ${cfg.userId}; check hub.token, hub.token_file or CLAWLING_HUB_TOKEN` });
         } else if (s.state === 'backoff') {
-          clearTimeout(timer);
+          systemClock.clearTimeout(timer);
           const kind = s.cause === 'unreachable' ? networkKind({ message: s.reason ?? '' }) : 'error';
           resolve({ service: 'hub', ok: false, kind: kind === 'error' && s.cause === 'unreachable' ? 'unreachable' : kind, detail: `${cfg.url}: ${s.reason ?? s.cause ?? 'the connection ended'}; check hub.url` });
         }

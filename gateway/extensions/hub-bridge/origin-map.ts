@@ -7,6 +7,7 @@
  * they come from its own account).
  */
 import type { Queue, Store } from '../../../lib/store';
+import { backgroundClock, type Clock, type TimerHandle } from '../../../lib/clock';
 
 export const ORIGINS_QUEUE = 'hub-bridge.origins';
 const FLUSH_MS = 100;
@@ -20,11 +21,12 @@ export class OriginMap {
   private readonly map = new Map<string, Origin>();
   private readonly queue: Queue;
   private batch: Array<[string, Origin]> = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly capacity: number,
+    private readonly clock: Clock = backgroundClock,
   ) {
     this.queue = store.queue(ORIGINS_QUEUE, { capacity, overflow: 'drop-oldest' });
     for (const item of this.queue.peek(capacity)) {
@@ -50,14 +52,13 @@ export class OriginMap {
     this.remember(hubMessageId, origin);
     this.batch.push([hubMessageId, origin]);
     if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
-      this.timer.unref();
+      this.timer = this.clock.setTimeout(() => this.flush(), FLUSH_MS);
     }
   }
 
   /** Commits what was recorded (also called on stop). */
   flush(): void {
-    clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.batch;
     this.batch = [];

@@ -46,6 +46,7 @@ export class MqttBridge extends Extension {
     const outbox = new MqttOutbox(
       store,
       {
+        clock: this.ctx.clock,
         capacity: config.mqtt.outbox_max_entries,
         dedupCapacity: Math.max(config.mesh.dedup_max_entries, config.mqtt.outbox_max_entries),
         inflight: config.mqtt.inflight,

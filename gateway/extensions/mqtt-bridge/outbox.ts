@@ -22,6 +22,7 @@
  * strings several times its size, and thousands wait here while the broker is away).
  */
 import type { Logger } from 'pino';
+import { backgroundClock, type Clock } from '../../../lib/clock';
 import type { SeenSet, Store } from '../../../lib/store';
 import { DurableOutbox, type CommitOutcome, type OutboxCodec, type OutboxSlot } from '../../../lib/store/durable-outbox';
 import { coalesced } from '../../../lib/coalesce';
@@ -30,6 +31,8 @@ import type { MqttConnection, PublishOptions } from '../../mqtt/connection';
 export type Settle = (published: boolean) => void;
 
 export interface OutboxOptions {
+  /** The drain's wait (default: the background clock). */
+  clock?: Clock;
   capacity: number;
   dedupCapacity: number;
   inflight: number;
@@ -222,12 +225,13 @@ export class MqttOutbox {
       return true;
     }
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
+      const clock = this.options.clock ?? backgroundClock;
+      const timer = clock.setTimeout(() => {
         this.box.commitRemovals();
         resolve(this.depth === 0);
       }, timeoutMs);
       this.emptyWaiters.push(() => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         this.box.commitRemovals();
         resolve(true);
       });
