@@ -267,9 +267,9 @@ export class Gateway {
       uptime_s: Math.round((this.clock.now() - info.startedAt) / 1000),
       rss_bytes: mem.rss,
       heap_used_bytes: mem.heapUsed,
-      radios: this.radioList.map((r) => {
-        const s = r.status();
-        return { id: r.id, kind: r.kind, state: s.state, peers: s.peers, ...(s.detail !== undefined ? { detail: s.detail } : {}) };
+      // The router's list: the configured radios and those an extension added (the gateway-daemon's devices).
+      radios: (this.routerValue?.radios() ?? []).map((s) => {
+        return { id: s.radioId, kind: s.kind, state: s.state, peers: s.peers, ...(s.detail !== undefined ? { detail: s.detail } : {}) };
       }),
       neighbours: (this.routerValue?.neighbours() ?? []).map((n) => ({
         radio: n.radioId,

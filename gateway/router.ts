@@ -49,6 +49,11 @@ export interface MeshApi {
   send(message: MeshMessage): Promise<SendOutcome>;
   neighbours(): Array<{ radioId: string; peer: RadioPeer }>;
   radios(): RadioStatus[];
+  /**
+   * Joins a radio an extension owns (the gateway-daemon's attached devices) to the router after start: its peers
+   * become neighbours and its frames are routed like any other radio's. Returns the function that detaches it.
+   */
+  addRadio(radio: Radio): () => void;
 }
 
 export interface RouterOptions {
@@ -135,6 +140,8 @@ export class MeshRouter implements MeshApi {
   private readonly timers = new Set<unknown>();
   private readonly detach: Array<() => void> = [];
   private readonly random: () => number;
+  /** The configured radios, then any an extension added (`addRadio`). */
+  private readonly radioList: Radio[];
   private readonly c: {
     framesIn: Counter;
     messagesIn: Counter;
@@ -155,6 +162,7 @@ export class MeshRouter implements MeshApi {
   constructor(private readonly options: RouterOptions) {
     this.address = options.address;
     this.random = options.random ?? Math.random;
+    this.radioList = [...options.radios];
     const now = () => options.clock.now();
     this.delivered = new Deduplicator({ capacity: options.mesh.dedup_max_entries, retentionMs: options.mesh.dedup_ttl_s * 1000, now });
     this.relaySeen = createRelaySeenCache({ now });
@@ -181,7 +189,22 @@ export class MeshRouter implements MeshApi {
   start(): void {
     if (this.running) return;
     this.running = true;
-    for (const radio of this.options.radios) {
+    for (const radio of this.radioList) this.listen(radio);
+  }
+
+  addRadio(radio: Radio): () => void {
+    if (!this.radioList.includes(radio)) this.radioList.push(radio);
+    const stopListening = this.running ? this.listen(radio) : undefined;
+    return () => {
+      stopListening?.();
+      const i = this.radioList.indexOf(radio);
+      if (i >= 0) this.radioList.splice(i, 1);
+      this.neighbourTable.removeRadio(radio.id);
+    };
+  }
+
+  private listen(radio: Radio): () => void {
+    {
       const onFrame = (f: InboundFrame): void => this.handleFrame(f);
       const onPeer = (p: PeerEvent): void => this.handlePeer(radio.id, p);
       const onStatus = (s: RadioStatus): void => {
@@ -191,12 +214,14 @@ export class MeshRouter implements MeshApi {
       radio.on('frame', onFrame);
       radio.on('peer', onPeer);
       radio.on('status', onStatus);
-      this.detach.push(() => {
+      const off = (): void => {
         radio.off('frame', onFrame);
         radio.off('peer', onPeer);
         radio.off('status', onStatus);
-      });
+      };
+      this.detach.push(off);
       for (const p of radio.peers()) if (p.connected) this.neighbourTable.upsert(radio.id, p);
+      return off;
     }
   }
 
@@ -224,7 +249,7 @@ export class MeshRouter implements MeshApi {
   }
 
   radios(): RadioStatus[] {
-    return this.options.radios.map((r) => r.status());
+    return this.radioList.map((r) => r.status());
   }
 
   /** One frame from a radio, start to finish. Never throws: every failure is a counted, logged drop. */
@@ -462,7 +487,7 @@ export class MeshRouter implements MeshApi {
         }
         frames[format] = frame;
       }
-      const radio = this.options.radios.find((r) => r.id === n.radioId);
+      const radio = this.radioList.find((r) => r.id === n.radioId);
       if (!radio) continue;
       via.push(n.key);
       this.write(radio, n, frame, origin, 0);

@@ -43,6 +43,13 @@ export const EXTENSIONS: readonly ExtensionEntry[] = [
     enabled: (c) => c.hub.enabled === true,
   },
   { name: 'status-http', module: './status-http', enabled: (c) => c.http.enabled },
+  {
+    name: 'daemon',
+    module: './daemon/index',
+    section: 'daemon',
+    schema: { module: './daemon/config-schema', export: 'DAEMON_CONFIG_SCHEMA' },
+    enabled: (c) => (c as { daemon?: { enabled?: boolean } }).daemon?.enabled === true,
+  },
 ];
 
 export interface ExtensionModule {
