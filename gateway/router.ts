@@ -51,9 +51,10 @@ export interface MeshApi {
   radios(): RadioStatus[];
   /**
    * Joins a radio an extension owns (the gateway-daemon's attached devices) to the router after start: its peers
-   * become neighbours and its frames are routed like any other radio's. Returns the function that detaches it.
+   * become neighbours and its frames are routed like any other radio's. With `recipientOnly` its peers are sent only
+   * frames addressed to them, never picked as relays. Returns the function that detaches it.
    */
-  addRadio(radio: Radio): () => void;
+  addRadio(radio: Radio, options?: { recipientOnly?: boolean }): () => void;
 }
 
 export interface RouterOptions {
@@ -142,6 +143,8 @@ export class MeshRouter implements MeshApi {
   private readonly random: () => number;
   /** The configured radios, then any an extension added (`addRadio`). */
   private readonly radioList: Radio[];
+  /** Radios whose peers take only frames addressed to them (`addRadio` with `recipientOnly`). */
+  private readonly recipientOnly = new Set<string>();
   private readonly c: {
     framesIn: Counter;
     messagesIn: Counter;
@@ -192,13 +195,15 @@ export class MeshRouter implements MeshApi {
     for (const radio of this.radioList) this.listen(radio);
   }
 
-  addRadio(radio: Radio): () => void {
+  addRadio(radio: Radio, options: { recipientOnly?: boolean } = {}): () => void {
     if (!this.radioList.includes(radio)) this.radioList.push(radio);
+    if (options.recipientOnly) this.recipientOnly.add(radio.id);
     const stopListening = this.running ? this.listen(radio) : undefined;
     return () => {
       stopListening?.();
       const i = this.radioList.indexOf(radio);
       if (i >= 0) this.radioList.splice(i, 1);
+      this.recipientOnly.delete(radio.id);
       this.neighbourTable.removeRadio(radio.id);
     };
   }
@@ -457,7 +462,8 @@ export class MeshRouter implements MeshApi {
 
   /** The neighbours a frame goes to, by the reference's relay choice (recipient direct, else up to `fanout`). */
   private targetsFor(message: MeshMessage, arrivalKey: string | undefined): Neighbour[] {
-    const all = this.neighbourTable.all();
+    let all = this.neighbourTable.all();
+    if (this.recipientOnly.size > 0) all = all.filter((n) => !this.recipientOnly.has(n.radioId) || n.peer.address === message.recipient);
     if (all.length === 0) return [];
     const idOf = (n: Neighbour): string => n.peer.address ?? n.key;
     const byId = new Map(all.map((n) => [idOf(n), n]));

@@ -71,7 +71,8 @@ export class GatewayDaemon extends Extension implements SessionHost {
     const { clock, bus, mesh } = this.ctx;
     this.reach = new Reachability(mesh, () => clock.now(), this.ctx.config.nodes.heard_window_s * 1000, this.config.presence_ttl_s * 1000);
     this.radio = new DaemonRadio(this.ctx.logger, clock, (sessionId, frame) => this.toDevice(sessionId, frame), MAX_DELIVERABLE_FRAME_BYTES);
-    this.detachRadio = mesh.addRadio(this.radio);
+    // A phone is no relay: it takes the frames addressed to it, and its battery and data plan are not the mesh's.
+    this.detachRadio = mesh.addRadio(this.radio, { recipientOnly: true });
     await this.radio.open();
 
     bus.on('meshMessage', this, (e) => {

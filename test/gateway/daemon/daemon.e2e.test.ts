@@ -239,6 +239,22 @@ describe('gateway-daemon v1 (a client written from the chapter)', function () {
       assert.equal(gatewayAcks.length, 0, 'the gateway settles nothing for the device');
     });
 
+    it('a device is no relay: frames for others are not handed to it', async () => {
+      const c = await open();
+      await c.attach(generateControlIdentity().privateKey);
+      const alice = gw.peer('sim0', 'alice');
+      const bob = gw.peer('sim0', 'bob');
+      const carol = gw.peer('sim1', 'carol');
+      const sent = await alice.say('for someone far away', { recipient: UNKNOWN });
+      const relayed = (r: { message?: MeshMessage }): boolean => r.message?.id.toString() === sent.id.toString();
+      await Promise.race([bob.waitFor(relayed), carol.waitFor(relayed)]);
+      // A round trip on the same stream: anything written to the device before it would have arrived first.
+      const mark = c.received.length;
+      c.send({ type: 'CheckPresence', peers: [UNKNOWN] });
+      await c.nextOfType('PresenceStatus', mark);
+      assert.equal(c.received.some((m) => m.type === 'MessageReceived'), false);
+    });
+
     it('one attached device reaches another', async () => {
       const a = await open();
       const b = await open();
