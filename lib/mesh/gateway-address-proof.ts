@@ -80,7 +80,7 @@ export function verifyGatewayAddressProof(proof: GatewayAddressProof, challenge:
   } catch (err) {
     return { ok: false, code: 'BAD_PROOF_INPUT', reason: (err as Error).message };
   }
-  let good = false;
+  let good: boolean;
   try {
     good = verify(null, payload, ed25519PublicKeyFromBytes(publicKey), signature);
   } catch {

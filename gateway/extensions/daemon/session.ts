@@ -37,6 +37,9 @@ export interface SessionHost {
 
 export type SessionState = 'new' | 'bound' | 'verdict-only';
 
+/** How long a closing session's last lines may take to leave before the socket is destroyed. */
+const CLOSE_LINGER_MS = 2000;
+
 export class Session {
   private stateValue: SessionState = 'new';
   private addressValue: string | undefined;
@@ -110,8 +113,12 @@ export class Session {
     if (this.isClosed) return;
     this.closedReason = reason;
     this.clock.clearTimeout(this.graceTimer);
-    if (this.socket.writableLength > 0 && !reason.startsWith('slow') && !reason.startsWith('line')) this.socket.end();
-    else this.socket.destroy();
+    // What the kernel already took still goes out before the FIN; what is still queued here gets a moment to follow
+    // (a last StatusUpdate), except for the two abusers, whose backlog is the reason they are closed.
+    if (this.socket.writableLength > 0 && !reason.startsWith('slow') && !reason.startsWith('line')) {
+      this.socket.end();
+      this.socket.setTimeout(CLOSE_LINGER_MS, () => this.socket.destroy());
+    } else this.socket.destroy();
     this.host.closed(this, reason);
   }
 
