@@ -218,6 +218,12 @@ export const GATEWAY_CONFIG_SCHEMA: JsonSchema = {
       description: 'The hub bridge (gateway/extensions/hub-bridge.ts defines the rest of this section).',
       properties: { enabled: { type: 'boolean', default: false } },
     },
+    daemon: {
+      type: 'object',
+      default: {},
+      description: 'The gateway-daemon v1 listener (gateway/extensions/daemon/config-schema.ts defines the rest of this section).',
+      properties: { enabled: { type: 'boolean', default: false } },
+    },
   },
 };
 

@@ -14,6 +14,7 @@ import { isAddress } from '../../../lib/mesh/address';
 import type { TimerHandle } from '../../../lib/clock';
 import type { MeshMessage } from '../../../lib/mesh/message';
 import { Extension, type ExtensionContext } from '../../extension';
+import type { Counter } from '../../metrics';
 import { idText } from '../../mesh-id-text';
 import { RadioError } from '../../radios/radio';
 import type { DaemonConfig } from './config-schema';
@@ -50,6 +51,7 @@ export class GatewayDaemon extends Extension implements SessionHost {
   private readonly sentIds = new Map<string, true>();
   private sweepTimer: TimerHandle | undefined;
   private sessionCount = 0;
+  private verdicts: Counter | undefined;
   private boundPort: number | undefined;
 
   constructor(ctx: ExtensionContext, config: DaemonConfig) {
@@ -69,6 +71,10 @@ export class GatewayDaemon extends Extension implements SessionHost {
   override async start(): Promise<void> {
     const { host, port } = parseListen(this.config.listen);
     const { clock, bus, mesh } = this.ctx;
+    const m = this.ctx.metrics;
+    m.gauge('clawling_gateway_daemon_sessions', 'gateway-daemon connections held (attached or not).', () => this.sessions.size);
+    m.gauge('clawling_gateway_daemon_attached', 'Devices attached to the gateway-daemon.', () => this.byAddress.size);
+    this.verdicts = m.counter('clawling_gateway_daemon_verdicts_total', 'Verdicts sent to devices, by outcome (sent, or the reason token).');
     this.reach = new Reachability(mesh, () => clock.now(), this.ctx.config.nodes.heard_window_s * 1000, this.config.presence_ttl_s * 1000);
     this.radio = new DaemonRadio(this.ctx.logger, clock, (sessionId, frame) => this.toDevice(sessionId, frame), MAX_DELIVERABLE_FRAME_BYTES);
     // A phone is no relay: it takes the frames addressed to it, and its battery and data plan are not the mesh's.
@@ -200,6 +206,10 @@ export class GatewayDaemon extends Extension implements SessionHost {
       this.radio?.detach(session.id, reason);
       this.ctx.logger.info({ session: session.id, address, reason }, 'device detached');
     } else this.ctx.logger.debug({ session: session.id, reason }, 'daemon session closed');
+  }
+
+  verdict(outcome: string): void {
+    this.verdicts?.inc({ outcome });
   }
 
   log(details: Record<string, unknown>, msg: string): void {

@@ -12,9 +12,15 @@ export { DAEMON_CONFIG_SCHEMA as configSchema } from './config-schema';
 export type { DaemonConfig } from './config-schema';
 export { GatewayDaemon } from './daemon';
 
-/** The `daemon:` section of a loaded config (filled with the schema's defaults). */
+/**
+ * The `daemon:` section of a loaded config. A config loaded without the extension schemas (the section is open in
+ * the base schema) has no defaults filled in, so they are taken from this section's schema here.
+ */
 export function daemonConfigOf(config: object): DaemonConfig {
-  return (config as { daemon: DaemonConfig }).daemon;
+  const given = (config as { daemon?: Partial<DaemonConfig> }).daemon ?? {};
+  const props = DAEMON_CONFIG_SCHEMA.properties as Record<string, { default: unknown }>;
+  const defaults = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.default]));
+  return { ...defaults, ...given } as DaemonConfig;
 }
 
 /** Problems the schema cannot catch, one line each (empty: fine). */
@@ -25,14 +31,17 @@ export function checkConfig(config: DaemonConfig): string[] {
   } catch (err) {
     problems.push(`daemon.listen: ${(err as DaemonError).message}`);
   }
-  if (config.submit_burst < 1 || config.bytes_burst < 1_048_576) problems.push('daemon: a burst must let at least one largest frame through');
+  // Repeated from the schema for configs loaded without the extension schemas (the section is open there).
+  if (!(config.attach_grace_ms >= 10_000)) problems.push('daemon.attach_grace_ms: at least 10000 (the reference clients’ attach timeout)');
+  if (!(config.submit_burst >= 1) || !(config.bytes_burst >= 1_048_576)) problems.push('daemon: a burst must let at least one largest frame through');
+  if (!(config.max_write_buffer_bytes >= 2_097_152)) problems.push('daemon.max_write_buffer_bytes: at least 2097152 (one full line must fit)');
   return problems;
 }
 
 export function createExtension(ctx: ExtensionContext): GatewayDaemon {
   const config = daemonConfigOf(ctx.config);
   const problems = checkConfig(config);
-  if (problems.length) throw new DaemonError('BAD_LISTEN', problems.join('; '));
+  if (problems.length) throw new DaemonError('BAD_CONFIG', problems.join('; '));
   return new GatewayDaemon(ctx, config);
 }
 

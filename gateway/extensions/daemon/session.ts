@@ -32,6 +32,8 @@ export interface SessionHost {
   presence(peer: string): Presence;
   watch(session: Session, peer: string): void;
   closed(session: Session, reason: string): void;
+  /** Counts one verdict by its outcome: `sent`, or the reason's token. */
+  verdict(outcome: string): void;
   log(details: Record<string, unknown>, msg: string): void;
 }
 
@@ -95,6 +97,8 @@ export class Session {
       return false;
     }
     this.socket.write(line);
+    if (message.type === 'MessageSent') this.host.verdict('sent');
+    else if (message.type === 'DeliveryError') this.host.verdict(/^[a-z_]+/.exec(message.reason)?.[0] ?? 'other');
     return true;
   }
 

@@ -378,6 +378,9 @@ describe('gateway-daemon v1 (a client written from the chapter)', function () {
       const verdicts = await Promise.all([0, 1, 2, 3, 4].map((i) => c.submit(alice.address, frameTo(identity, alice.address, `b${i}`).frame, `b${i}`)));
       assert.deepEqual(verdicts.map((v) => v.type), ['MessageSent', 'MessageSent', 'MessageSent', 'DeliveryError', 'DeliveryError']);
       assert.match(String(verdicts[3].reason), /^budget_exceeded/);
+      const metrics = await (await fetch(`${gw.gateway.statusUrl}/metrics`)).text();
+      assert.match(metrics, /clawling_gateway_daemon_verdicts_total\{outcome="budget_exceeded"\} 2\n/);
+      assert.match(metrics, /clawling_gateway_daemon_attached 1\n/);
       const other = await open();
       const { identity: io } = await other.attach(generateControlIdentity().privateKey);
       assert.equal((await other.submit(alice.address, frameTo(io, alice.address, 'x').frame, 'x')).type, 'MessageSent', 'budgets are per device');
