@@ -15,7 +15,6 @@ import type { TimerHandle } from '../../../lib/clock';
 import type { MeshMessage } from '../../../lib/mesh/message';
 import { Extension, type ExtensionContext } from '../../extension';
 import type { Counter } from '../../metrics';
-import { idText } from '../../mesh-id-text';
 import { RadioError } from '../../radios/radio';
 import type { DaemonConfig } from './config-schema';
 import { DaemonRadio, DAEMON_RADIO_ID } from './daemon-radio';
@@ -92,7 +91,7 @@ export class GatewayDaemon extends Extension implements SessionHost {
     bus.on('peerChange', this, (e) => {
       if (e.peer.address !== undefined) this.presenceChanged(e.peer.address);
     });
-    bus.on('meshSent', this, (e) => this.onWritten(idText(e.message.id)));
+    bus.on('meshSent', this, (e) => this.onWritten(e.message.id.toString()));
     bus.on('frameRejected', this, (e) => {
       if (e.rx.radioId === DAEMON_RADIO_ID && e.messageId !== undefined) this.settle(e.messageId, `not_forwarded: ${e.code}`, e.rx.peerId);
     });
@@ -153,7 +152,7 @@ export class GatewayDaemon extends Extension implements SessionHost {
     if (message.recipient !== recipient) return answer('malformed_request: the frame is addressed to another recipient');
     const via = this.reach?.reachable(recipient);
     if (via === undefined) return answer('recipient_unreachable: not a neighbour, not attached and not heard recently');
-    const id = idText(message.id);
+    const id = message.id.toString();
     if (this.sentIds.has(id)) return answer(undefined);
     const entry: PendingVerdict = {
       session,
@@ -239,7 +238,7 @@ export class GatewayDaemon extends Extension implements SessionHost {
     try {
       const { message } = decodeFrameWithFormat(frame);
       sender = message.sender;
-      messageId = idText(message.id);
+      messageId = message.id.toString();
     } catch (err) {
       return Promise.reject(new RadioError('WRITE_FAILED', 'a frame for a device did not decode', { peerId: sessionId }, { cause: err }));
     }
