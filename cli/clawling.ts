@@ -14,6 +14,7 @@ const COMMANDS: Record<string, string> = {
   devhub: './devhub',
   gateway: './gateway',
   demo: './demo',
+  'daemon-client': './daemon-client',
 };
 
 async function load(name: string): Promise<CliCommand | undefined> {
@@ -33,7 +34,7 @@ async function usage(): Promise<string> {
   const lines = ['usage: clawling <command> [options]', '', 'commands:'];
   for (const name of Object.keys(COMMANDS)) {
     const cmd = await load(name);
-    if (cmd) lines.push(`  ${name.padEnd(9)}${cmd.summary}`);
+    if (cmd) lines.push(`  ${name.padEnd(14)}${cmd.summary}`);
   }
   lines.push('', "Run 'clawling <command> --help' for a command's options.");
   return lines.join('\n') + '\n';

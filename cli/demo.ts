@@ -7,15 +7,16 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from './command';
 import { PACKAGE_ROOT } from '../demo/node-red-launcher';
-import { DEFAULT_PORTS, DEMO, type DemoPorts } from '../demo/settings';
+import { DEFAULT_DAEMON_PORT, DEFAULT_PORTS, DEMO, type DemoPorts } from '../demo/settings';
 
-const HELP = `usage: clawling demo [--port N] [--hub-port N] [--mqtt-port N] [--status-port N] [--dir PATH]
+const HELP = `usage: clawling demo [--port N] [--hub-port N] [--mqtt-port N] [--status-port N] [--daemon-port N] [--dir PATH]
                      [--no-node-red] [--virtual-ble] [--verbose]
 
 Starts everything on 127.0.0.1 from embedded defaults: a dev hub (default port ${DEFAULT_PORTS.hub}), an MQTT broker
 (${DEFAULT_PORTS.mqtt}), the gateway with two simulated radios and its status page (${DEFAULT_PORTS.status}), and Node-RED
 (--port, default ${DEFAULT_PORTS.nodeRed}) with this package's nodes and the flow examples/gateway-demo.json, which shows
-messages going mesh → MQTT → hub → Node-RED and back. A port of 0 picks a free one.
+messages going mesh → MQTT → hub → Node-RED and back. Beside the radios the gateway-daemon v1 listener takes
+phones (--daemon-port, default ${DEFAULT_DAEMON_PORT}; 'clawling daemon-client' attaches). A port of 0 picks a free one.
 --virtual-ble: the kitchen and the garden are BLE phones (bleno, serving the mesh GATT service) and the gateway has
 one BLE radio (noble central + bleno GATT server) instead of the simulated ones, all on a virtual Bluetooth LE
 controller: noble's and bleno's own HCI, L2CAP, ATT and GATT code runs over HCI UARTs on pseudo-terminals, no
@@ -45,6 +46,7 @@ export const command: CliCommand = {
           'hub-port': { type: 'string' },
           'mqtt-port': { type: 'string' },
           'status-port': { type: 'string' },
+          'daemon-port': { type: 'string' },
           dir: { type: 'string' },
           'no-node-red': { type: 'boolean' },
           'virtual-ble': { type: 'boolean' },
@@ -57,6 +59,7 @@ export const command: CliCommand = {
         hub: port(values['hub-port'], DEFAULT_PORTS.hub, '--hub-port'),
         mqtt: port(values['mqtt-port'], DEFAULT_PORTS.mqtt, '--mqtt-port'),
         status: port(values['status-port'], DEFAULT_PORTS.status, '--status-port'),
+        daemon: port(values['daemon-port'], DEFAULT_DAEMON_PORT, '--daemon-port'),
       };
     } catch (err) {
       io.stderr.write(`clawling demo: ${(err as Error).message}\n${HELP}`);
@@ -104,6 +107,13 @@ export const command: CliCommand = {
         `  Dev hub admin:       ${u.hubAdmin}   (index of the admin routes: devices, inbox, media, faults)`,
         `  Dev hub admin token: ${demo.hubAdminToken}   (every route but the index: "Authorization: Bearer TOKEN")`,
         `  MQTT broker:         ${u.mqtt}   (topics clawling/${DEMO.gatewayId}/#)`,
+        ...(u.daemon
+          ? [
+              `  Gateway daemon:      ${u.daemon}   (gateway-daemon v1, beside the radios: phones attach here; docs/gateway-daemon.md)`,
+              `    npx clawling daemon-client --keygen phone.pem`,
+              `    npx clawling daemon-client --connect ${u.daemon} --key phone.pem`,
+            ]
+          : []),
         `  As ${DEMO.youUser} (token ${DEMO.youToken}), write in the hub chat and upload a file to the hub's media service:`,
         `    export YOU_TOKEN=${DEMO.youToken}`,
         `    npx clawling hub send --url ${u.hub} --token-env YOU_TOKEN --user-id ${DEMO.youUser} --device-id you-cli --chat ${DEMO.chat} --text 'hello mesh'`,

@@ -20,6 +20,7 @@ import { loadConfig } from '../gateway/load-config';
 import { collectSecrets } from '../gateway/config/redact';
 import { loadExtensionSections } from '../gateway/extensions/index';
 import type { HubBridge } from '../gateway/extensions/hub-bridge/hub-bridge';
+import type { GatewayDaemon } from '../gateway/extensions/daemon';
 import { Gateway } from '../gateway/gateway';
 import { loadOrCreateIdentity } from '../gateway/identity';
 import { child, createLogger, type Logger } from '../gateway/logger';
@@ -58,6 +59,8 @@ export interface DemoUrls {
   media: string;
   hubAdmin: string;
   mqtt: string;
+  /** host:port of the gateway-daemon v1 listener. */
+  daemon?: string;
 }
 
 export interface RunningDemo {
@@ -115,7 +118,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
 
     const radios: DemoRadios = o.virtualBle ? 'virtual-ble' : 'simulated';
     const loaded = loadConfig({
-      text: YAML.stringify(gatewayConfig({ stateDir: path.join(o.dir, 'gateway-state'), hubUrl: hub.wsUrl, mqttUrl: broker.url, statusPort: o.ports.status, radios })),
+      text: YAML.stringify(gatewayConfig({ stateDir: path.join(o.dir, 'gateway-state'), hubUrl: hub.wsUrl, mqttUrl: broker.url, statusPort: o.ports.status, radios, daemonPort: o.ports.daemon ?? 0 })),
       env: {},
       ...(await loadExtensionSections()),
       cwd: o.dir,
@@ -180,6 +183,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       hubAdmin: hub.adminUrl,
       mqtt: broker.url,
     };
+    const daemon = gateway.extension<GatewayDaemon>('daemon')?.address;
+    if (daemon) urls.daemon = `${daemon.host}:${daemon.port}`;
     let nodeRed: RunningNodeRed | undefined;
     let nodeRedExited: Promise<void> = new Promise(() => undefined);
     if (!o.withoutNodeRed) {

@@ -11,9 +11,13 @@ export interface DemoPorts {
   hub: number;
   mqtt: number;
   status: number;
+  /** The gateway-daemon v1 listener (devices on the LAN attach here); absent: a free port. */
+  daemon?: number;
 }
 
 export const DEFAULT_PORTS: Readonly<DemoPorts> = Object.freeze({ nodeRed: 1880, hub: 8080, mqtt: 1883, status: 8089 });
+/** The reference clients' default `daemonAddress` is localhost:4242. */
+export const DEFAULT_DAEMON_PORT = 4242;
 
 export const DEMO = Object.freeze({
   gatewayId: 'demo',
@@ -90,7 +94,7 @@ export function devHubOptions(port: number): DevHubOptions {
 }
 
 /** gateway.yaml of the demo, as an object (the real loader checks it and fills the defaults). */
-export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: string; statusPort: number; radios?: DemoRadios }): Record<string, unknown> {
+export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: string; statusPort: number; radios?: DemoRadios; daemonPort?: number }): Record<string, unknown> {
   return {
     gateway: { id: DEMO.gatewayId, name: 'Clawling demo gateway', state_dir: o.stateDir, store_sync: 'normal', shutdown_timeout_ms: 2000 },
     log: { level: 'info' },
@@ -109,6 +113,8 @@ export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: st
       },
     ],
     http: { enabled: true, host: '127.0.0.1', port: o.statusPort },
+    // Phones attach beside every radio (docs/gateway-daemon.md); loopback only, as everything in the demo.
+    daemon: { enabled: true, listen: `127.0.0.1:${o.daemonPort ?? 0}` },
     hub: {
       enabled: true,
       url: o.hubUrl,

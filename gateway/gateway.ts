@@ -284,7 +284,10 @@ export class Gateway {
       uptime_s: Math.round((this.clock.now() - info.startedAt) / 1000),
       rss_bytes: mem.rss,
       heap_used_bytes: mem.heapUsed,
-      radios,
+      // The router's list: the configured radios and those an extension added (the gateway-daemon's devices).
+      radios: this.routerValue
+        ? this.routerValue.radios().map((s) => ({ id: s.radioId, kind: s.kind, state: s.state, peers: s.peers, ...(s.detail !== undefined ? { detail: s.detail } : {}) }))
+        : radios,
       neighbours: (this.routerValue?.neighbours() ?? []).map((n) => ({
         radio: n.radioId,
         id: n.peer.id,

@@ -49,6 +49,12 @@ export interface MeshApi {
   send(message: MeshMessage): Promise<SendOutcome>;
   neighbours(): Array<{ radioId: string; peer: RadioPeer }>;
   radios(): RadioStatus[];
+  /**
+   * Joins a radio an extension owns (the gateway-daemon's attached devices) to the router after start: its peers
+   * become neighbours and its frames are routed like any other radio's. With `recipientOnly` its peers are sent only
+   * frames addressed to them, never picked as relays. Returns the function that detaches it.
+   */
+  addRadio(radio: Radio, options?: { recipientOnly?: boolean }): () => void;
 }
 
 export interface RouterOptions {
@@ -135,6 +141,10 @@ export class MeshRouter implements MeshApi {
   private readonly timers = new Set<unknown>();
   private readonly detach: Array<() => void> = [];
   private readonly random: () => number;
+  /** The configured radios, then any an extension added (`addRadio`). */
+  private readonly radioList: Radio[];
+  /** Radios whose peers take only frames addressed to them (`addRadio` with `recipientOnly`). */
+  private readonly recipientOnly = new Set<string>();
   private readonly c: {
     framesIn: Counter;
     messagesIn: Counter;
@@ -155,6 +165,7 @@ export class MeshRouter implements MeshApi {
   constructor(private readonly options: RouterOptions) {
     this.address = options.address;
     this.random = options.random ?? Math.random;
+    this.radioList = [...options.radios];
     const now = () => options.clock.now();
     this.delivered = new Deduplicator({ capacity: options.mesh.dedup_max_entries, retentionMs: options.mesh.dedup_ttl_s * 1000, now });
     this.relaySeen = createRelaySeenCache({ now });
@@ -181,7 +192,24 @@ export class MeshRouter implements MeshApi {
   start(): void {
     if (this.running) return;
     this.running = true;
-    for (const radio of this.options.radios) {
+    for (const radio of this.radioList) this.listen(radio);
+  }
+
+  addRadio(radio: Radio, options: { recipientOnly?: boolean } = {}): () => void {
+    if (!this.radioList.includes(radio)) this.radioList.push(radio);
+    if (options.recipientOnly) this.recipientOnly.add(radio.id);
+    const stopListening = this.running ? this.listen(radio) : undefined;
+    return () => {
+      stopListening?.();
+      const i = this.radioList.indexOf(radio);
+      if (i >= 0) this.radioList.splice(i, 1);
+      this.recipientOnly.delete(radio.id);
+      this.neighbourTable.removeRadio(radio.id);
+    };
+  }
+
+  private listen(radio: Radio): () => void {
+    {
       const onFrame = (f: InboundFrame): void => this.handleFrame(f);
       const onPeer = (p: PeerEvent): void => this.handlePeer(radio.id, p);
       const onStatus = (s: RadioStatus): void => {
@@ -191,12 +219,14 @@ export class MeshRouter implements MeshApi {
       radio.on('frame', onFrame);
       radio.on('peer', onPeer);
       radio.on('status', onStatus);
-      this.detach.push(() => {
+      const off = (): void => {
         radio.off('frame', onFrame);
         radio.off('peer', onPeer);
         radio.off('status', onStatus);
-      });
+      };
+      this.detach.push(off);
       for (const p of radio.peers()) if (p.connected) this.neighbourTable.upsert(radio.id, p);
+      return off;
     }
   }
 
@@ -224,7 +254,7 @@ export class MeshRouter implements MeshApi {
   }
 
   radios(): RadioStatus[] {
-    return this.options.radios.map((r) => r.status());
+    return this.radioList.map((r) => r.status());
   }
 
   /** One frame from a radio, start to finish. Never throws: every failure is a counted, logged drop. */
@@ -432,7 +462,8 @@ export class MeshRouter implements MeshApi {
 
   /** The neighbours a frame goes to, by the reference's relay choice (recipient direct, else up to `fanout`). */
   private targetsFor(message: MeshMessage, arrivalKey: string | undefined): Neighbour[] {
-    const all = this.neighbourTable.all();
+    let all = this.neighbourTable.all();
+    if (this.recipientOnly.size > 0) all = all.filter((n) => !this.recipientOnly.has(n.radioId) || n.peer.address === message.recipient);
     if (all.length === 0) return [];
     const idOf = (n: Neighbour): string => n.peer.address ?? n.key;
     const byId = new Map(all.map((n) => [idOf(n), n]));
@@ -462,7 +493,7 @@ export class MeshRouter implements MeshApi {
         }
         frames[format] = frame;
       }
-      const radio = this.options.radios.find((r) => r.id === n.radioId);
+      const radio = this.radioList.find((r) => r.id === n.radioId);
       if (!radio) continue;
       via.push(n.key);
       this.write(radio, n, frame, origin, 0);

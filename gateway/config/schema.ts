@@ -212,6 +212,12 @@ export const CORE_CONFIG_SCHEMA = {
       description: 'The hub bridge (gateway/extensions/hub-bridge/config-schema.ts defines the rest of this section).',
       properties: { enabled: { type: 'boolean', default: false } },
     },
+    daemon: {
+      type: 'object',
+      default: {},
+      description: 'The gateway-daemon v1 listener (gateway/extensions/daemon/config-schema.ts defines the rest of this section).',
+      properties: { enabled: { type: 'boolean', default: false } },
+    },
   },
 } as const satisfies JsonSchema;
 

@@ -36,6 +36,7 @@ export const EXTENSIONS: readonly ExtensionEntry[] = [
   { name: 'ha-nodes', module: './home-assistant', factory: 'createNodesExtension', enabled: (c) => c.mqtt.enabled },
   { name: 'hub-bridge', module: './hub-bridge', section: 'hub', optional: true, enabled: (c) => c.hub.enabled === true },
   { name: 'status-http', module: './status', enabled: (c) => c.http.enabled },
+  { name: 'daemon', module: './daemon', section: 'daemon', enabled: (c) => (c as { daemon?: { enabled?: boolean } }).daemon?.enabled === true },
 ];
 
 /** What an extension checks in its section beyond the schema, once the schema passed. */

@@ -18,7 +18,7 @@
 import { CodedError } from '../../lib/coded-error';
 import type { TypedEvents } from '../../lib/typed-emitter';
 
-export type RadioKind = 'ble' | 'serial' | 'simulated';
+export type RadioKind = 'ble' | 'serial' | 'simulated' | 'daemon';
 
 /**
  * - `starting`: `open()` is running.

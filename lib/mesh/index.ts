@@ -47,6 +47,7 @@ export { frameBytesFromInput } from './frame-input';
 export * from './transport';
 export * from './ble-fragment';
 export * from './address';
+export * from './gateway-address-proof';
 export * from './control-prefixes';
 export * from './canonical-payload';
 export * from './control-signature';

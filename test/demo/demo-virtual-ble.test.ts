@@ -56,7 +56,7 @@ describe('npm start -- --virtual-ble: the demo on the virtual BLE controller', f
   afterEach(async () => {
     await demo?.stop();
     demo = undefined;
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('carries the kitchen over BLE to MQTT and an MQTT message back over BLE to the kitchen phone, both ACKed; stop leaves no child', async () => {

@@ -12,7 +12,9 @@ import path from 'node:path';
 import mqtt from 'mqtt';
 import WebSocket from 'ws';
 import { PACKAGE_ROOT } from '../../demo/node-red-launcher';
+import { generateControlIdentity } from '../../lib/mesh/control-signature';
 import { alive, portRefused } from '../support/processes';
+import { DaemonClient } from '../support/gateway-daemon-client';
 
 const CLI = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
 const FLOW = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'examples', 'gateway-demo.json'), 'utf8')) as Array<{ id: string; type: string; name?: string }>;
@@ -125,7 +127,7 @@ describe('clawling demo (npm start) as a child process', function () {
   });
 
   it('runs the whole loop on free ports and stops everything on SIGINT', async () => {
-    child = spawn(process.execPath, [CLI, 'demo', '--port', '0', '--hub-port', '0', '--mqtt-port', '0', '--status-port', '0', '--dir', dir], {
+    child = spawn(process.execPath, [CLI, 'demo', '--port', '0', '--hub-port', '0', '--mqtt-port', '0', '--status-port', '0', '--daemon-port', '0', '--dir', dir], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
@@ -137,13 +139,21 @@ describe('clawling demo (npm start) as a child process', function () {
     const admin = await out.line(/Dev hub admin: +http:\/\/127\.0\.0\.1:(\d+)\/admin /, 'the hub admin');
     const adminToken = await out.line(/Dev hub admin token: ([\w-]{43}) /, 'the hub admin token');
     const broker = await out.line(/MQTT broker: +mqtt:\/\/127\.0\.0\.1:(\d+)/, 'the broker');
+    const daemon = await out.line(/Gateway daemon: +127\.0\.0\.1:(\d+) /, 'the gateway-daemon listener');
+    await out.line(new RegExp(`npx clawling daemon-client --connect 127\\.0\\.0\\.1:${daemon[1]} --key phone\\.pem$`), 'how to attach');
     await out.line(/^Press Ctrl-C to stop\.$/, 'the end of the URL list');
-    const ports = [nodeRed[1], status[1], hub[1], admin[1], broker[1]].map(Number);
+    const ports = [nodeRed[1], status[1], hub[1], admin[1], broker[1], daemon[1]].map(Number);
     await everyPrintedUrlAnswers(out.lines);
     const devices = `http://127.0.0.1:${admin[1]}/admin/devices`;
     assert.equal((await fetch(devices)).status, 401, 'the hub admin API wants the printed token');
     assert.equal((await fetch(devices, { headers: { authorization: `Bearer ${adminToken[1]}` } })).status, 200);
     const nodeRedPid = Number(nodeRed[2]);
+
+    // A phone attaches beside the radios where the demo says.
+    const phone = await DaemonClient.connect(Number(daemon[1]));
+    const { capabilities } = await phone.attach(generateControlIdentity().privateKey);
+    assert.deepEqual(capabilities, ['gateway_v1']);
+    phone.close();
 
     // Mesh → MQTT, seen by a client of our own.
     const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${broker[1]}`);

@@ -10,7 +10,7 @@ describe('gateway extension table', () => {
     const mod = await loadExtensionModule(entry);
     assert.ok(schemas.hub, 'the hub section has a schema');
     assert.equal(schemas.hub, mod?.configSchema);
-    assert.deepEqual(extensionChecks, [mod?.checkConfig]);
+    assert.ok(mod?.checkConfig !== undefined && extensionChecks.includes(mod.checkConfig), "the hub bridge's check is among the loader's");
   });
 
   it('does not load the hub bridge (nor the hub client, nor ws) to validate a config that leaves it off', () => {

@@ -2,6 +2,7 @@
 import YAML from 'yaml';
 import { loadConfig } from '../../../gateway/load-config';
 import type { GatewayConfig } from '../../../gateway/gateway-config';
+import { DAEMON_CONFIG_SCHEMA } from '../../../gateway/extensions/daemon/config-schema';
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> | T[K] : T[K] };
 
@@ -22,5 +23,6 @@ export function testConfig(stateDir: string, overrides: Record<string, unknown> 
     mqtt: { enabled: false, reconnect_min_ms: 50, reconnect_max_ms: 200, health_interval_s: 3600 },
     http: { enabled: false, port: 0 },
   };
-  return loadConfig({ text: YAML.stringify(merge(base, overrides)), env: {} }).config;
+  // The daemon's section schema as main.ts would load it (the extension table's other sections are open in schema.ts).
+  return loadConfig({ text: YAML.stringify(merge(base, overrides)), env: {}, extensionSchemas: { daemon: DAEMON_CONFIG_SCHEMA } }).config;
 }
