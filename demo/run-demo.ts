@@ -126,11 +126,18 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     const logFile = path.join(o.dir, 'gateway.log');
     const destination = pino.destination({ dest: logFile, sync: false, mkdir: true });
     const logger: Logger = createLogger({ level: 'info', destination, secrets: collectSecrets(loaded.config, loaded.schema) });
-    const closeLog = (): void => {
+    // The file opens asynchronously: a start that fails at once must not close it, or leave it opening, under a
+    // caller that removes the folder next (the open would then fail with nobody listening).
+    const opened = new Promise<void>((resolve) => {
+      destination.once('ready', () => resolve());
+      destination.once('error', () => resolve());
+    });
+    const closeLog = async (): Promise<void> => {
+      await opened;
       try {
         destination.flushSync();
       } catch {
-        // Not open yet (a start that failed at once): end() writes what is buffered once it is.
+        // The open failed: there is nothing to flush.
       }
       destination.end();
     };
@@ -141,7 +148,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       try {
         ble = await startVirtualBleSite({ radioConfig, identity: loadOrCreateIdentity(stateDir), stateDir, logger: child(logger, `radio:${radioConfig.id}`), python: o.python });
       } catch (err) {
-        closeLog();
+        await closeLog();
         throw err;
       }
       const air = ble;
@@ -152,12 +159,12 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       await gateway.start();
     } catch (err) {
       // A failed start has torn the gateway down (its radio included); the virtual air's stop is on the list.
-      closeLog();
+      await closeLog();
       throw inUse(err, 'gateway status page', '--status-port', o.ports.status);
     }
     stops.push(async () => {
       await gateway.stop('demo stopped');
-      closeLog();
+      await closeLog();
     });
     if (ble !== undefined) {
       const p = ble.ptys;
