@@ -6,20 +6,20 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRadio } from '../../../gateway/radios';
-import type { BleRadio } from '../../../gateway/radios/ble-radio';
-import { ackTarget, isAck } from '../../../lib/mesh/ack';
-import { decodeFrame, encodeFrame } from '../../../lib/mesh/frame';
-import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
-import { MessageId } from '../../../lib/mesh/message-id';
-import { VirtualBle, type VirtualHost } from '../../../devble/virtual-ble';
-import { Recorder, startBroker, type TestBroker } from '../support/broker';
-import { loadOrCreateIdentity } from '../../../gateway/identity';
-import { BASE, startGateway, tempDir, type Running } from '../support/gateway';
-import { nextEvent, peerConnected } from './support/radio-suite';
-import { TestLogger } from './support/test-logger';
-import { BlenoPhone } from '../../../demo/ble-phone';
-import { blenoOnUart, nobleOnUart } from '../../../demo/ble-hosts';
+import { createRadio } from '../../../../gateway/radios';
+import type { BleRadio } from '../../../../gateway/radios/ble/ble-radio';
+import { ackTarget, isAck } from '../../../../lib/mesh/ack';
+import { decodeFrame, encodeFrame } from '../../../../lib/mesh/frame';
+import { createMessage, type MeshMessage } from '../../../../lib/mesh/message';
+import { MessageId } from '../../../../lib/mesh/message-id';
+import { VirtualBle, type VirtualHost } from '../../../../devble/virtual-ble';
+import { Recorder, startBroker, type TestBroker } from '../../support/broker';
+import { loadOrCreateIdentity } from '../../../../gateway/identity';
+import { BASE, startGateway, tempDir, type Running } from '../../support/gateway';
+import { nextEvent, peerConnected } from '../support/radio-suite';
+import { TestLogger } from '../support/test-logger';
+import { BlenoPhone } from '../../../../demo/ble-phone';
+import { blenoOnUart, nobleOnUart } from '../../../../demo/ble-hosts';
 
 interface World {
   ble: VirtualBle;

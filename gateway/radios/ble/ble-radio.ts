@@ -23,19 +23,19 @@
  * - a frame to a peer goes over its server link once that central has subscribed (the phone has verified the
  *   gateway on that link), else over the central link.
  */
-import { Backoff } from './backoff';
+import { Backoff } from '../backoff';
 import { BleHandshakeError, type BlePeerIdentity, BlePeerLink, type HandshakeFailure } from './ble-peer-link';
 import { detachNobleSignalHandlers, loadNoble, type NobleFactory, type NobleLike, type NoblePeripheral, nobleUuid, recoverFromHardwareErrors } from './ble-noble';
 import { loadBleno, type BlenoFactory } from './ble-bleno';
 import { BlePeripheral, type PeripheralState } from './ble-peripheral';
 import type { BleServerLink } from './ble-server-link';
-import { FragmentLink } from './fragment-link';
-import type { MeshIdentity } from './mesh-identity';
-import { type PeerInfo, RadioBase, type RadioBaseOptions } from './radio-base';
-import { normalisePeerRef, type ResolvedBleConfig } from './radio-config';
-import { RadioError, type RadioPeer, type RadioState } from './radio';
-import { fragmentSizeForAttMtu } from '../../lib/mesh/ble-fragment';
-import { WIRE_V1_MAGIC } from '../../lib/mesh/wire-v1';
+import { FragmentLink } from '../fragment-link';
+import type { MeshIdentity } from '../mesh-identity';
+import { type PeerInfo, RadioBase, type RadioBaseOptions } from '../radio-base';
+import { normalisePeerRef, type ResolvedBleConfig } from '../radio-config';
+import { RadioError, type RadioPeer, type RadioState } from '../radio';
+import { fragmentSizeForAttMtu } from '../../../lib/mesh/ble-fragment';
+import { WIRE_V1_MAGIC } from '../../../lib/mesh/wire-v1';
 
 export interface BleRadioDeps {
   /** Default: the real noble on the configured adapter. */
