@@ -1,0 +1,109 @@
+/**
+ * Both roles of the BLE radio on one virtual controller through the HCI multiplexer: noble's and bleno's own stacks
+ * over one pty (devble), a phone central on the gateway's GATT server and a phone peripheral the gateway's central
+ * connects to, each on a controller of its own.
+ */
+import assert from 'node:assert/strict';
+import { createRadio } from '../../../../gateway/radios';
+import type { BleRadio } from '../../../../gateway/radios/ble/ble-radio';
+import { HciController } from '../../../../gateway/radios/ble/hci-controller';
+import { BleTransportError } from '../../../../gateway/radios/ble/errors';
+import { identityFromSeed } from '../../../../gateway/radios/mesh-identity';
+import { VirtualBle } from '../../../../devble/virtual-ble';
+import { BlenoPhone } from '../../../../demo/ble-phone';
+import { blenoOnUart, nobleOnUart } from '../../../../demo/ble-hosts';
+import { bigFrame, frameOf, hexOf } from '../support/frames';
+import { nextEvent, peerConnected } from '../support/radio-suite';
+import { TestLogger } from '../support/test-logger';
+import { NoblePhoneCentral } from '../support/noble-phone-central';
+
+const UART = { baudRate: 1_000_000, flowControl: false };
+const GATEWAY = identityFromSeed('mux-gateway');
+
+describe('gateway/radios/ble HciController: one controller for noble and bleno', function () {
+  this.timeout(60_000);
+  const cleanup: Array<() => Promise<void> | void> = [];
+
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  it('opens the controller: Reset, Read Local Version and Read BD_ADDR, and reports what it said', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const host = await ble.host();
+    const controller = new HciController({ path: host.path, ...UART });
+    cleanup.push(() => controller.close());
+    const info = await controller.open();
+    assert.equal(info.address, host.controller.address.toLowerCase());
+    assert.ok(info.hciVersion >= 6, `HCI version ${info.hciVersion}`);
+    assert.ok(info.aclBuffers.count > 0 && info.aclBuffers.length >= 27, JSON.stringify(info.aclBuffers));
+  });
+
+  it('a second opener of the same UART path fails with IN_USE; the first keeps its controller', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const host = await ble.host();
+    const first = new HciController({ path: host.path, ...UART });
+    cleanup.push(() => first.close());
+    await first.open();
+    const second = new HciController({ path: host.path, ...UART });
+    await assert.rejects(second.open(), (err: unknown) => err instanceof BleTransportError && err.code === 'IN_USE' && /in use/.test(err.message));
+    assert.equal(first.mux.ready, true);
+  });
+
+  it('a path that does not exist fails with NO_DEVICE naming it', async () => {
+    const controller = new HciController({ path: '/dev/does-not-exist-hci', ...UART });
+    await assert.rejects(controller.open(), (err: unknown) => err instanceof BleTransportError && err.code === 'NO_DEVICE' && err.message.includes('/dev/does-not-exist-hci'));
+  });
+
+  it('a central on the GATT server survives the gateway central connecting to a phone on the same controller, and frames flow on both links', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const [gatewayHost, centralPhoneHost, peripheralPhoneHost] = await Promise.all([ble.host(), ble.host(), ble.host()]);
+    const controller = new HciController({ path: gatewayHost.path, ...UART });
+    cleanup.push(() => controller.close());
+    await controller.open();
+    const radio = createRadio(
+      { id: 'ble0', kind: 'ble', min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 2_000 }, peripheral: { enabled: true } },
+      { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', identity: GATEWAY, noble: ({ legacy }) => controller.noble(legacy ?? true), bleno: () => controller.bleno() },
+    ) as BleRadio;
+    cleanup.push(() => radio.close());
+    await radio.open();
+
+    // A phone connects to the gateway's GATT server first.
+    const central = new NoblePhoneCentral(nobleOnUart(centralPhoneHost.path));
+    cleanup.push(() => central.stop());
+    const centralId = centralPhoneHost.controller.address.replace(/:/g, '');
+    const up = nextEvent(radio, 'peer', (p) => p.id === centralId && p.change !== 'down');
+    await central.connect(247);
+    await up;
+
+    // Then a phone advertises and the gateway's central connects to it, on the same controller.
+    const phone = new BlenoPhone(blenoOnUart(peripheralPhoneHost.path), {});
+    cleanup.push(() => phone.stop());
+    await phone.start();
+    const phoneId = peripheralPhoneHost.controller.address.replace(/:/g, '');
+    await peerConnected(radio, phoneId);
+
+    const connected = radio.peers().filter((p) => p.connected).map((p) => p.id).sort();
+    assert.deepEqual(connected, [centralId, phoneId].sort(), 'both links are up at once');
+
+    const toCentral = bigFrame(4_096);
+    const atCentral = new Promise<Uint8Array>((resolve) => central.once('frame', resolve));
+    await radio.send(centralId, toCentral);
+    assert.equal(hexOf(await atCentral), hexOf(toCentral));
+
+    const toPhone = frameOf('to the phone peripheral');
+    const atPhone = new Promise<Uint8Array>((resolve) => phone.once('frame', resolve));
+    await radio.send(phoneId, toPhone);
+    assert.equal(hexOf(await atPhone), hexOf(toPhone));
+
+    const fromCentral = frameOf('from the phone central');
+    const inbound = new Promise<Uint8Array>((resolve) => radio.once('frame', (f) => resolve(f.frame)));
+    await central.send(fromCentral);
+    assert.equal(hexOf(await inbound), hexOf(fromCentral));
+    assert.equal(controller.mux.counters.malformed, 0);
+    assert.deepEqual(ble.violations(), []);
+  });
+});
