@@ -8,7 +8,7 @@
  */
 import { BleTransportError } from './errors';
 import { HciEndpoint, overStack } from './hci-endpoint';
-import { type ControllerInfo, HciMux, type HciRole } from './hci-mux';
+import { type ControllerInfo, HciMux, type HciMuxOptions, type HciRole } from './hci-mux';
 import { HciUartTransport, type UartOptions } from './hci-uart';
 import type { BlenoLike } from './ble-bleno';
 import type { NobleLike } from './ble-noble';
@@ -38,6 +38,8 @@ const STACK_OPTIONS = { hciDriver: 'uart', bindParams: { uart: { port: 'hci-mux'
 export interface HciControllerEvents {
   /** The controller failed (garbage, silence, unplugged); the owner closes and reopens with backoff. */
   onFault?(reason: string, code: string): void;
+  /** Every HCI packet through the multiplexer (HciMuxOptions.trace). */
+  trace?: HciMuxOptions['trace'];
 }
 
 export class HciController {
@@ -56,6 +58,7 @@ export class HciController {
     this.#mux = new HciMux({
       write: (packet) => this.#transport.write(packet),
       onFault: (reason) => this.#fault(reason, 'GARBAGE'),
+      trace: events.trace,
       onReady: () => {
         this.#endpoints.central.readyChanged();
         this.#endpoints.peripheral.readyChanged();

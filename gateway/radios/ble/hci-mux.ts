@@ -38,6 +38,7 @@ import {
 } from './hci-packets';
 
 export type HciRole = 'central' | 'peripheral';
+export type HciTraceStep = 'from-stack' | 'from-controller' | 'to-controller' | 'to-stack';
 export const HCI_ROLES: readonly HciRole[] = ['central', 'peripheral'];
 
 type Owner = HciRole | 'mux';
@@ -60,6 +61,8 @@ export interface HciMuxOptions {
   onFault?(reason: string): void;
   /** Ready went true (controller reset and read) or false (Hardware Error, reset in progress). */
   onReady?(ready: boolean): void;
+  /** Every packet in and out, for recordings: what a stack wrote, what the controller sent, what went to each. */
+  trace?(step: HciTraceStep, role: HciRole | undefined, packet: Buffer): void;
 }
 
 /** Counters for tests, logs and the radio's status. */
@@ -94,6 +97,8 @@ export class HciMux {
   readonly #aclInFlight = new Map<number, number>();
   #ready = false;
   #initLeft = 0;
+  readonly #inbox: Array<{ role: HciRole | undefined; packet: Buffer }> = [];
+  #draining = false;
   readonly counters: HciMuxCounters = { commandsSent: 0, answeredLocally: 0, strayCompletes: 0, aclDroppedUnknownHandle: 0, malformed: 0 };
 
   constructor(options: HciMuxOptions) {
@@ -143,6 +148,27 @@ export class HciMux {
   /** A packet a stack wrote. */
   send(role: HciRole, packet: Buffer): void {
     if (packet.length === 0) return;
+    // A stack writes its next command from inside the handler of the last answer; taking it after the packet being
+    // routed keeps every route decision whole and the order the same however the stacks are scheduled.
+    this.#inbox.push({ role, packet });
+    this.#drain();
+  }
+
+  #drain(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      for (let next = this.#inbox.shift(); next !== undefined; next = this.#inbox.shift()) {
+        if (next.role === undefined) this.#fromController(next.packet);
+        else this.#fromStack(next.role, next.packet);
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  #fromStack(role: HciRole, packet: Buffer): void {
+    this.#opts.trace?.('from-stack', role, packet);
     if (packet[0] === H4_COMMAND) this.#fromStackCommand(role, packet);
     else if (packet[0] === H4_ACL) this.#fromStackAcl(role, packet);
     // SCO and ISO: neither stack sends them.
@@ -151,6 +177,12 @@ export class HciMux {
   /** A whole packet the controller sent. */
   receive(packet: Buffer): void {
     if (packet.length < 1) return;
+    this.#inbox.push({ role: undefined, packet });
+    this.#drain();
+  }
+
+  #fromController(packet: Buffer): void {
+    this.#opts.trace?.('from-controller', undefined, packet);
     if (packet[0] === H4_EVENT) {
       if (packet.length < 3 || packet.length !== 3 + packet[2]) return this.#malformed(`event of ${packet.length} bytes with length field ${packet[2]}`);
       this.#event(packet);
@@ -227,7 +259,7 @@ export class HciMux {
       list.push(next.owner);
       this.#pending.set(next.opcode, list);
       this.counters.commandsSent++;
-      this.#opts.write(next.packet);
+      this.#toController(next.packet);
     }
   }
 
@@ -330,7 +362,7 @@ export class HciMux {
       if (!this.#handles.has(next.handle)) continue;
       this.#aclCredits--;
       this.#aclInFlight.set(next.handle, (this.#aclInFlight.get(next.handle) ?? 0) + 1);
-      this.#opts.write(next.packet);
+      this.#toController(next.packet);
     }
   }
 
@@ -458,7 +490,15 @@ export class HciMux {
   }
 
   #deliver(role: HciRole, packet: Buffer): void {
-    this.#sinks.get(role)?.(packet);
+    const sink = this.#sinks.get(role);
+    if (sink === undefined) return;
+    this.#opts.trace?.('to-stack', role, packet);
+    sink(packet);
+  }
+
+  #toController(packet: Buffer): void {
+    this.#opts.trace?.('to-controller', undefined, packet);
+    this.#opts.write(packet);
   }
 
   #malformed(reason: string): void {
