@@ -89,7 +89,7 @@ export class BlePeripheral {
 
   constructor(options: BlePeripheralOptions) {
     this.#o = options;
-    this.#hci = `hci${options.config.peripheral.adapter}`;
+    this.#hci = options.config.peripheral.controller.label;
     this.#deviceId = Buffer.from(options.identity.address, 'utf8');
   }
 

@@ -29,6 +29,9 @@ import { detachNobleSignalHandlers, loadNoble, type NobleFactory, type NobleLike
 import { loadBleno, type BlenoFactory } from './ble-bleno';
 import { BlePeripheral, type PeripheralState } from './ble-peripheral';
 import type { BleServerLink } from './ble-server-link';
+import { HciController } from './hci-controller';
+import { BleTransportError } from './errors';
+import type { BleControllerRef } from '../radio-config';
 import { FragmentLink } from '../fragment-link';
 import type { MeshIdentity } from '../mesh-identity';
 import { type PeerInfo, RadioBase, type RadioBaseOptions } from '../radio-base';
@@ -107,6 +110,9 @@ export class BleRadio extends RadioBase {
   /** Link-layer id → the address its IDENTITY verified to (a resolvable private address belongs to one key). */
   readonly #verified = new Map<string, { address: string; at: number }>();
   #peripheral: BlePeripheral | undefined;
+  /** Controllers the radio owns (UART), by label; empty for kernel adapters. */
+  readonly #controllers = new Map<string, HciController>();
+  #blenoFactory: BlenoFactory | undefined;
   #peripheralNote: string | undefined;
   #centralDetail: string | undefined;
 
@@ -134,10 +140,50 @@ export class BleRadio extends RadioBase {
     return FragmentLink.maxFrameBytes(route?.link.fragmentSize ?? fragmentSizeForAttMtu(undefined));
   }
 
+  /**
+   * Opens a UART controller (Reset and identity reads through the HCI multiplexer) and logs what it is. Undefined,
+   * with the radio in `error` and the reason, when it does not open.
+   */
+  async #openController(ref: Extract<BleControllerRef, { kind: 'uart' }>): Promise<HciController | undefined> {
+    const existing = this.#controllers.get(ref.label);
+    if (existing !== undefined) return existing;
+    const controller = new HciController(
+      { path: ref.path, baudRate: ref.baudRate, flowControl: ref.flowControl },
+      { onFault: (reason, code) => this.#onControllerFault(ref.label, reason, code) },
+    );
+    try {
+      const info = await controller.open();
+      this.log.info({ radio: this.id, controller: ref.label, manufacturer: info.manufacturer, hciVersion: info.hciVersion, address: info.address }, 'BLE controller opened');
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.#setCentralState(err instanceof BleTransportError && err.code === 'NO_DEVICE' ? 'unsupported' : 'error', message);
+      return undefined;
+    }
+    this.#controllers.set(ref.label, controller);
+    return controller;
+  }
+
+  #onControllerFault(label: string, reason: string, code: string): void {
+    if (this.#stopping) return;
+    this.log.warn({ radio: this.id, controller: label, code, reason }, 'BLE controller fault');
+    this.#setCentralState('degraded', `${label}: ${reason}`);
+  }
+
   protected async doOpen(): Promise<void> {
     const { peripheral } = this.#config;
     // Legacy commands only when bleno advertises on the same controller (see NobleFactory).
-    const noble = (this.#deps.noble ?? loadNoble)({ adapter: this.#config.adapter, legacy: peripheral.enabled && peripheral.sharedAdapter });
+    let nobleFactory = this.#deps.noble ?? loadNoble;
+    const central = this.#config.controller;
+    if (central.kind === 'uart' && this.#deps.noble === undefined) {
+      const controller = await this.#openController(central);
+      if (controller === undefined) return;
+      nobleFactory = ({ legacy }) => controller.noble(legacy ?? false);
+    }
+    if (peripheral.enabled && peripheral.controller.kind === 'uart' && this.#deps.bleno === undefined) {
+      const controller = await this.#openController(peripheral.controller);
+      if (controller !== undefined) this.#blenoFactory = () => controller.bleno();
+    }
+    const noble = nobleFactory({ adapter: this.#config.adapter, legacy: peripheral.enabled && peripheral.sharedAdapter });
     this.#noble = noble;
     // noble prints its warnings on the console; they belong in the gateway's log.
     noble.removeAllListeners('warning');
@@ -158,7 +204,7 @@ export class BleRadio extends RadioBase {
     noble.on('discover', (p) => this.#onDiscover(p));
     const first = new Promise<void>((resolve) => {
       const timer = this.clock.setTimeout(() => {
-        if (this.#adapterState === 'unknown') this.#setCentralState('degraded', `hci${this.#config.adapter}: adapter reported no state yet`);
+        if (this.#adapterState === 'unknown') this.#setCentralState('degraded', `${this.#config.controller.label}: adapter reported no state yet`);
         resolve();
       }, ADAPTER_STATE_WAIT_MS);
       noble.on('stateChange', (state) => {
@@ -190,7 +236,7 @@ export class BleRadio extends RadioBase {
     this.#peripheral = new BlePeripheral({
       config: this.#config,
       identity,
-      factory: this.#deps.bleno ?? loadBleno,
+      factory: this.#blenoFactory ?? this.#deps.bleno ?? loadBleno,
       sysDir: this.#deps.sysDir,
       clock: this.clock,
       log: this.log,
@@ -230,6 +276,8 @@ export class BleRadio extends RadioBase {
       noble.removeAllListeners();
       noble.stop();
     }
+    for (const controller of this.#controllers.values()) await controller.close();
+    this.#controllers.clear();
   }
 
   protected async writeFrame(peerId: string, frame: Uint8Array): Promise<void> {
@@ -257,7 +305,7 @@ export class BleRadio extends RadioBase {
   #onAdapterState(state: string): void {
     const previous = this.#adapterState;
     this.#adapterState = state;
-    const hci = `hci${this.#config.adapter}`;
+    const hci = this.#config.controller.label;
     if (previous === 'unsupported') return;
     switch (state) {
       case 'poweredOn':
@@ -286,7 +334,7 @@ export class BleRadio extends RadioBase {
 
   #refreshState(): void {
     if (this.#stopping || this.#adapterState !== 'poweredOn') return;
-    const hci = `hci${this.#config.adapter}`;
+    const hci = this.#config.controller.label;
     if (this.#scanning || this.#connecting || this.#connectedCount() > 0 || this.#clientCount() > 0) this.#setCentralState('ready', hci);
   }
 
@@ -323,7 +371,7 @@ export class BleRadio extends RadioBase {
       this.#scanStarting = false;
       if (err) {
         this.log.warn({ radio: this.id, err: err.message }, 'BLE scan did not start');
-        if (this.#connectedCount() === 0) this.#setCentralState('degraded', `hci${this.#config.adapter}: scan failed: ${err.message}`);
+        if (this.#connectedCount() === 0) this.#setCentralState('degraded', `${this.#config.controller.label}: scan failed: ${err.message}`);
         return;
       }
       this.#scanning = true;

@@ -61,12 +61,10 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     const ble = new VirtualBle();
     cleanup.push(() => ble.close());
     const [gatewayHost, centralPhoneHost, peripheralPhoneHost] = await Promise.all([ble.host(), ble.host(), ble.host()]);
-    const controller = new HciController({ path: gatewayHost.path, ...UART });
-    cleanup.push(() => controller.close());
-    await controller.open();
+    // The shipped configuration: one UART controller for both roles, nothing injected.
     const radio = createRadio(
-      { id: 'ble0', kind: 'ble', min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 2_000 }, peripheral: { enabled: true } },
-      { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', identity: GATEWAY, noble: ({ legacy }) => controller.noble(legacy ?? true), bleno: () => controller.bleno() },
+      { id: 'ble0', kind: 'ble', adapter: `uart:${gatewayHost.path}`, flow_control: false, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 2_000 }, peripheral: { enabled: true } },
+      { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', identity: GATEWAY },
     ) as BleRadio;
     cleanup.push(() => radio.close());
     await radio.open();
@@ -103,7 +101,24 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     const inbound = new Promise<Uint8Array>((resolve) => radio.once('frame', (f) => resolve(f.frame)));
     await central.send(fromCentral);
     assert.equal(hexOf(await inbound), hexOf(fromCentral));
-    assert.equal(controller.mux.counters.malformed, 0);
     assert.deepEqual(ble.violations(), []);
+  });
+
+  it('a second radio configured with the same UART path fails with "in use"; the first keeps running', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const host = await ble.host();
+    const config = { id: 'ble0', kind: 'ble' as const, adapter: `uart:${host.path}`, flow_control: false, peripheral: { enabled: false } };
+    const first = createRadio(config, { logger: new TestLogger(), stateDir: '/tmp/radios-test-state' }) as BleRadio;
+    cleanup.push(() => first.close());
+    await first.open();
+    assert.notEqual(first.status().state, 'error');
+    const logger = new TestLogger();
+    const second = createRadio({ ...config, id: 'ble1' }, { logger, stateDir: '/tmp/radios-test-state' }) as BleRadio;
+    cleanup.push(() => second.close());
+    await second.open();
+    assert.equal(second.status().state, 'error');
+    assert.match(second.status().detail ?? '', /in use/);
+    assert.notEqual(first.status().state, 'error');
   });
 });
