@@ -113,6 +113,11 @@ export class BleRadio extends RadioBase {
   /** Controllers the radio owns (UART), by label; empty for kernel adapters. */
   readonly #controllers = new Map<string, HciController>();
   #blenoFactory: BlenoFactory | undefined;
+  /** Set while a faulted controller is closed and being opened again. */
+  #reopening = false;
+  #controllerFault: string | undefined;
+  #controllerBackoff: Backoff | undefined;
+  #reopenTimer: unknown;
   #peripheralNote: string | undefined;
   #centralDetail: string | undefined;
 
@@ -156,17 +161,51 @@ export class BleRadio extends RadioBase {
       this.log.info({ radio: this.id, controller: ref.label, manufacturer: info.manufacturer, hciVersion: info.hciVersion, address: info.address }, 'BLE controller opened');
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.#setCentralState(err instanceof BleTransportError && err.code === 'NO_DEVICE' ? 'unsupported' : 'error', message);
+      if (this.#reopening) this.#setCentralState('degraded', `${this.#controllerFault ?? ref.label}; reopening failed: ${message}`);
+      else this.#setCentralState(err instanceof BleTransportError && err.code === 'NO_DEVICE' ? 'unsupported' : 'error', message);
       return undefined;
     }
     this.#controllers.set(ref.label, controller);
     return controller;
   }
 
+  /**
+   * A controller that sent garbage, went silent or away: both stacks and the port are closed and opened again
+   * after the reconnect backoff, until the controller answers. Frames the router already took (and ACKed) are the
+   * router's; what was on the air unACKed is resent by the phones. The radio is `degraded` with the reason meanwhile.
+   */
   #onControllerFault(label: string, reason: string, code: string): void {
+    if (this.#stopping || this.#reopening) return;
+    this.log.warn({ radio: this.id, controller: label, code, reason }, 'BLE controller fault; reopening it');
+    this.#reopening = true;
+    this.#controllerFault = `${label}: ${reason}`;
+    this.#setCentralState('degraded', `${this.#controllerFault}; reopening`);
+    void this.#teardown().then(() => this.#scheduleReopen());
+  }
+
+  #scheduleReopen(): void {
     if (this.#stopping) return;
-    this.log.warn({ radio: this.id, controller: label, code, reason }, 'BLE controller fault');
-    this.#setCentralState('degraded', `${label}: ${reason}`);
+    this.#controllerBackoff ??= new Backoff({ initialMs: this.#config.reconnect.initialMs, maxMs: this.#config.reconnect.maxMs, random: this.#deps.random });
+    this.#reopenTimer = this.clock.setTimeout(() => {
+      this.#reopenTimer = undefined;
+      void this.#reopen();
+    }, this.#controllerBackoff.next());
+  }
+
+  async #reopen(): Promise<void> {
+    if (this.#stopping) return;
+    await this.doOpen();
+    if (this.#stopping) return;
+    const wanted = [this.#config.controller, ...(this.#config.peripheral.enabled ? [this.#config.peripheral.controller] : [])].filter((c) => c.kind === 'uart');
+    if (wanted.some((c) => !this.#controllers.has(c.label))) {
+      await this.#teardown();
+      this.#scheduleReopen();
+      return;
+    }
+    this.#reopening = false;
+    this.#controllerFault = undefined;
+    this.#controllerBackoff?.reset();
+    this.log.info({ radio: this.id }, 'BLE controller reopened');
   }
 
   protected async doOpen(): Promise<void> {
@@ -257,6 +296,14 @@ export class BleRadio extends RadioBase {
 
   protected async doClose(): Promise<void> {
     this.#stopping = true;
+    if (this.#reopenTimer !== undefined) this.clock.clearTimeout(this.#reopenTimer);
+    await this.#teardown();
+  }
+
+  /** Stops both stacks, drops every link and closes the controllers the radio owns. */
+  async #teardown(): Promise<void> {
+    // Nothing may start scanning or connecting while the stacks go down.
+    this.#adapterState = 'unknown';
     if (this.#housekeeping !== undefined) this.clock.clearTimeout(this.#housekeeping);
     if (this.#collectTimer !== undefined) this.clock.clearTimeout(this.#collectTimer);
     const noble = this.#noble;
@@ -276,6 +323,13 @@ export class BleRadio extends RadioBase {
       noble.removeAllListeners();
       noble.stop();
     }
+    // The links went with the stacks: their peers are down until the controller is back (close() does its own).
+    if (this.#reopening) for (const peer of this.peers()) if (peer.connected) this.peerDown(peer.id, this.#controllerFault ?? 'controller fault');
+    this.#noble = undefined;
+    this.#peripheral = undefined;
+    this.#blenoFactory = undefined;
+    this.#scanning = false;
+    this.#connecting = false;
     for (const controller of this.#controllers.values()) await controller.close();
     this.#controllers.clear();
   }

@@ -9,7 +9,7 @@ import type { BleRadio } from '../../../../gateway/radios/ble/ble-radio';
 import { HciController } from '../../../../gateway/radios/ble/hci-controller';
 import { BleTransportError } from '../../../../gateway/radios/ble/errors';
 import { identityFromSeed } from '../../../../gateway/radios/mesh-identity';
-import { VirtualBle } from '../../../../devble/virtual-ble';
+import { VirtualBle, type VirtualHost } from '../../../../devble/virtual-ble';
 import { BlenoPhone } from '../../../../demo/ble-phone';
 import { blenoOnUart, nobleOnUart } from '../../../../demo/ble-hosts';
 import { bigFrame, frameOf, hexOf } from '../support/frames';
@@ -120,5 +120,49 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     assert.equal(second.status().state, 'error');
     assert.match(second.status().detail ?? '', /in use/);
     assert.notEqual(first.status().state, 'error');
+  });
+
+  async function twoRadios(): Promise<{ gatewayHost: VirtualHost; radio: BleRadio; other: BleRadio; phone: BlenoPhone; phoneId: string }> {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const [gatewayHost, otherHost, phoneHost] = await Promise.all([ble.host(), ble.host(), ble.host()]);
+    const phone = new BlenoPhone(blenoOnUart(phoneHost.path), {});
+    cleanup.push(() => phone.stop());
+    await phone.start();
+    const phoneId = phoneHost.controller.address.replace(/:/g, '');
+    const base = { kind: 'ble' as const, flow_control: false, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 400 }, peripheral: { enabled: false } };
+    const radio = createRadio({ ...base, id: 'ble0', adapter: `uart:${gatewayHost.path}` }, { logger: new TestLogger(), stateDir: '/tmp/radios-test-state' }) as BleRadio;
+    const other = createRadio({ ...base, id: 'ble1', adapter: `uart:${otherHost.path}` }, { logger: new TestLogger(), stateDir: '/tmp/radios-test-state' }) as BleRadio;
+    cleanup.push(() => radio.close());
+    cleanup.push(() => other.close());
+    await Promise.all([radio.open(), other.open()]);
+    await peerConnected(radio, phoneId);
+    return { gatewayHost, radio, other, phone, phoneId };
+  }
+
+  it('a controller that sends garbage: the radio goes degraded with the reason, reopens it with backoff and the phone is back; another radio keeps running', async () => {
+    const { gatewayHost, radio, other, phone, phoneId } = await twoRadios();
+    const degraded = nextEvent(radio, 'status', (st) => st.state === 'degraded');
+    gatewayHost.controller.garbage();
+    const st = await degraded;
+    assert.match(st.detail ?? '', /uart:\/dev\/pts\/\d+: .*H4 packet indicator.*reopening/);
+    assert.notEqual(other.status().state, 'degraded', 'the other radio is untouched');
+    await nextEvent(radio, 'peer', (p) => p.id === phoneId && p.change !== 'down');
+    const again = frameOf('after garbage');
+    const arrived = new Promise<Uint8Array>((resolve) => phone.once('frame', resolve));
+    await radio.send(phoneId, again);
+    assert.equal(hexOf(await arrived), hexOf(again));
+  });
+
+  it('a controller that is unplugged: the radio goes degraded naming the port and keeps trying; another radio keeps running', async () => {
+    const { gatewayHost, radio, other } = await twoRadios();
+    const degraded = nextEvent(radio, 'status', (st) => st.state === 'degraded');
+    await gatewayHost.close();
+    const st = await degraded;
+    assert.match(st.detail ?? '', new RegExp(`uart:${gatewayHost.path}`));
+    const retried = nextEvent(radio, 'status', (s) => /reopening failed/.test(s.detail ?? ''));
+    assert.match((await retried).detail ?? '', /reopening failed/);
+    assert.equal(radio.status().state, 'degraded');
+    assert.notEqual(other.status().state, 'degraded', 'the other radio is untouched');
   });
 });
