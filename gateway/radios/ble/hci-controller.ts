@@ -15,6 +15,8 @@ import type { NobleLike } from './ble-noble';
 
 /** How long the controller has to answer Reset and the identity reads: wrong baud rate or non-HCI firmware is silent. */
 export const HCI_ANSWER_TIMEOUT_MS = 1_000;
+/** Watchdog period: a command unanswered over two periods means the controller stopped answering. */
+const WATCHDOG_MS = 1_000;
 
 type Resolve<T> = (type: string, options: Record<string, unknown>) => T;
 
@@ -48,6 +50,7 @@ export class HciController {
   readonly #endpoints: Record<HciRole, HciEndpoint>;
   readonly #events: HciControllerEvents;
   #closed = false;
+  #watchdog: NodeJS.Timeout | undefined;
 
   constructor(uart: UartOptions, events: HciControllerEvents = {}) {
     this.#events = events;
@@ -107,6 +110,7 @@ export class HciController {
     } finally {
       this.#endpoints.central.removeAllListeners('state');
     }
+    this.#startWatchdog();
     const info = this.#mux.info;
     if (info === undefined) throw new BleTransportError('NO_ANSWER', `${this.path}: the controller did not report its version and address`, { path: this.path });
     return info;
@@ -133,8 +137,33 @@ export class HciController {
     return bleno;
   }
 
+  #startWatchdog(): void {
+    let seen = -1;
+    let quiet = 0;
+    this.#watchdog = setInterval(() => {
+      const { answers, outstanding } = this.#mux.liveness();
+      if (answers !== seen) {
+        seen = answers;
+        quiet = 0;
+        if (outstanding === 0) this.#mux.ping();
+        return;
+      }
+      if (outstanding === 0) {
+        this.#mux.ping();
+        return;
+      }
+      quiet++;
+      if (quiet >= 2) {
+        clearInterval(this.#watchdog);
+        this.#fault(`the controller stopped answering (no HCI answer for ${(quiet * WATCHDOG_MS) / 1000} s)`, 'NO_ANSWER');
+      }
+    }, WATCHDOG_MS);
+    this.#watchdog.unref();
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#watchdog !== undefined) clearInterval(this.#watchdog);
     this.#endpoints.central.stop();
     this.#endpoints.peripheral.stop();
     await this.#transport.close();

@@ -99,6 +99,7 @@ export class HciMux {
   #initLeft = 0;
   readonly #inbox: Array<{ role: HciRole | undefined; packet: Buffer }> = [];
   #draining = false;
+  #answers = 0;
   readonly counters: HciMuxCounters = { commandsSent: 0, answeredLocally: 0, strayCompletes: 0, aclDroppedUnknownHandle: 0, malformed: 0 };
 
   constructor(options: HciMuxOptions) {
@@ -107,6 +108,22 @@ export class HciMux {
 
   get ready(): boolean {
     return this.#ready;
+  }
+
+  /**
+   * For a watchdog: how many command answers came so far, and how many commands are with the controller or
+   * queued for it. Answers that stop growing while commands wait mean the controller went silent.
+   */
+  liveness(): { answers: number; outstanding: number } {
+    let pending = 0;
+    for (const owners of this.#pending.values()) pending += owners.length;
+    return { answers: this.#answers, outstanding: pending + this.#commandQueue.length };
+  }
+
+  /** Asks the controller something harmless (Read Local Version), so that silence shows when no stack is talking. */
+  ping(): void {
+    if (this.#reset !== 'done' || this.#readWaiters.has(OP.READ_LOCAL_VERSION)) return;
+    this.#enqueue('mux', OP.READ_LOCAL_VERSION, command(OP.READ_LOCAL_VERSION));
   }
 
   /** The connection handles open now and whose they are. */
@@ -270,6 +287,7 @@ export class HciMux {
 
   #commandDone(opcode: number, credits: number, packet: Buffer, returnParams: Buffer | undefined): void {
     this.#credits = credits;
+    this.#answers++;
     if (opcode !== 0) {
       const owners = this.#pending.get(opcode);
       const owner = owners?.shift();

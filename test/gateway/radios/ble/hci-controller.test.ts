@@ -165,4 +165,13 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     assert.equal(radio.status().state, 'degraded');
     assert.notEqual(other.status().state, 'degraded', 'the other radio is untouched');
   });
+
+  it('a controller that stops answering: the watchdog notices within seconds and the radio goes degraded saying so', async () => {
+    const { gatewayHost, radio, other } = await twoRadios();
+    const degraded = nextEvent(radio, 'status', (st) => st.state === 'degraded');
+    gatewayHost.controller.detach();
+    const st = await degraded;
+    assert.match(st.detail ?? '', /stopped answering/);
+    assert.notEqual(other.status().state, 'degraded', 'the other radio is untouched');
+  });
 });
