@@ -37,7 +37,7 @@ import type { MeshIdentity } from '../mesh-identity';
 import { type PeerInfo, RadioBase, type RadioBaseOptions } from '../radio-base';
 import { normalisePeerRef, type ResolvedBleConfig } from '../radio-config';
 import { RadioError, type RadioPeer, type RadioState } from '../radio';
-import { fragmentSizeForAttMtu } from '../../../lib/mesh/ble-fragment';
+import { FRAGMENT_HEADER_FIXED_BYTES, fragmentSizeForAttMtu } from '../../../lib/mesh/ble-fragment';
 import { WIRE_V1_MAGIC } from '../../../lib/mesh/wire-v1';
 
 export interface BleRadioDeps {
@@ -62,6 +62,9 @@ const STABLE_LINK_MS = 60_000;
 const RSSI_STEP_DBM = 4;
 /** … unless the last one is this old. */
 const RSSI_REFRESH_MS = 30_000;
+/** A fragment header with a 36-character message id and one byte of data. */
+const MIN_NOTIFY_BYTES = FRAGMENT_HEADER_FIXED_BYTES + 36 + 1;
+
 /** How long open() waits for the adapter's first state. */
 const ADAPTER_STATE_WAIT_MS = 5_000;
 /** noble resets the controller within a few milliseconds of starting a first connection; advertise again after it. */
@@ -113,6 +116,8 @@ export class BleRadio extends RadioBase {
   /** Controllers the radio owns (UART), by label; empty for kernel adapters. */
   readonly #controllers = new Map<string, HciController>();
   #blenoFactory: BlenoFactory | undefined;
+  /** Server links already reported as too small for a fragment. */
+  readonly #tooSmall = new WeakSet<BleServerLink>();
   /** Set while a faulted controller is closed and being opened again. */
   #reopening = false;
   #controllerFault: string | undefined;
@@ -213,6 +218,13 @@ export class BleRadio extends RadioBase {
     // Legacy commands only when bleno advertises on the same controller (see NobleFactory).
     let nobleFactory = this.#deps.noble ?? loadNoble;
     const central = this.#config.controller;
+    const userChannel = [central, ...(peripheral.enabled ? [peripheral.controller] : [])].find((c) => c.kind === 'hci' && c.channel === 'user');
+    if (userChannel !== undefined && this.#deps.noble === undefined) {
+      // The user-channel transport under the HCI multiplexer is not written yet; opening the raw channel instead
+      // would silently keep BlueZ on the adapter, which is what the user asked to avoid.
+      this.#setCentralState('error', `${userChannel.label}: hci_channel: user is not supported by this build yet; use adapter: uart:<path> (a dongle of its own) or the raw channel (docs/radios.md)`);
+      return;
+    }
     if (central.kind === 'uart' && this.#deps.noble === undefined) {
       const controller = await this.#openController(central);
       if (controller === undefined) return;
@@ -635,6 +647,16 @@ export class BleRadio extends RadioBase {
     if (n === undefined || n.server !== link) return;
     this.log.debug({ radio: this.id, peer: n.id, subscribed: link.subscribed, mtu: link.mtu }, 'BLE central subscription');
     this.#linksChanged(n, 'subscription changed');
+    if (link.subscribed && link.maxFrameBytes === 0 && !this.#tooSmall.has(link)) {
+      // ATT MTU 23 leaves 20 bytes per notification; a fragment header with its 36-character id needs 46. Without
+      // this, every frame to the central (ACKs included) fails FRAME_TOO_LARGE where nobody looks.
+      this.#tooSmall.add(link);
+      this.countMtuTooSmall();
+      const attMtu = (link.mtu ?? 20) + 3;
+      const problem = `ATT MTU ${attMtu} cannot carry one fragment header (needs ${MIN_NOTIFY_BYTES} bytes per notification, has ${attMtu - 3}); the central must exchange a larger MTU`;
+      this.log.warn({ radio: this.id, peer: n.id, address: n.address, attMtu }, `BLE central ${n.id}: ${problem}`);
+      if (this.peer(n.id) !== undefined) this.peerUpdate(n.id, { problem });
+    }
   }
 
   #onClientGone(link: BleServerLink, reason: string): void {

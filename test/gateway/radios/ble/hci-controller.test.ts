@@ -126,6 +126,8 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     const ble = new VirtualBle();
     cleanup.push(() => ble.close());
     const [gatewayHost, otherHost, phoneHost] = await Promise.all([ble.host(), ble.host(), ble.host()]);
+    // The other radio must not take the phone while the first one's link is down.
+    ble.air.apart(otherHost.controller.address, phoneHost.controller.address);
     const phone = new BlenoPhone(blenoOnUart(phoneHost.path), {});
     cleanup.push(() => phone.stop());
     await phone.start();
@@ -173,5 +175,28 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     const st = await degraded;
     assert.match(st.detail ?? '', /stopped answering/);
     assert.notEqual(other.status().state, 'degraded', 'the other radio is untouched');
+  });
+
+  it('a central at ATT MTU 23 on the GATT server: reported on the peer, in a counter and in a log line naming it, instead of frames vanishing', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const [gatewayHost, phoneHost] = await Promise.all([ble.host(), ble.host()]);
+    const logger = new TestLogger();
+    const radio = createRadio(
+      { id: 'ble0', kind: 'ble', adapter: `uart:${gatewayHost.path}`, flow_control: false, min_write_gap_ms: 0, discovery_window_ms: 0, peripheral: { enabled: true } },
+      { logger, stateDir: '/tmp/radios-test-state', identity: GATEWAY },
+    ) as BleRadio;
+    cleanup.push(() => radio.close());
+    await radio.open();
+    const central = new NoblePhoneCentral(nobleOnUart(phoneHost.path));
+    cleanup.push(() => central.stop());
+    const centralId = phoneHost.controller.address.replace(/:/g, '');
+    const reported = nextEvent(radio, 'peer', (p) => p.id === centralId && p.problem !== undefined);
+    await central.connect(23);
+    const peer = await reported;
+    assert.match(peer.problem ?? '', /ATT MTU 23 cannot carry one fragment header/);
+    assert.equal(radio.status().counters?.mtuTooSmall, 1);
+    assert.ok(logger.lines.some((l) => l.level === 'warn' && (l.msg ?? '').includes(centralId) && /ATT MTU 23/.test(l.msg ?? '')), 'a warning naming the central');
+    await assert.rejects(radio.send(centralId, frameOf('an ACK that cannot fit')), (err: unknown) => (err as { code?: string }).code === 'FRAME_TOO_LARGE');
   });
 });
