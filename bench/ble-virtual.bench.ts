@@ -8,7 +8,7 @@
  * Variables: BENCH_GAP_MS, BENCH_BYTES, BENCH_AIRTIME.
  */
 import { createRadio } from '../gateway/radios';
-import type { BleRadio } from '../gateway/radios/ble-radio';
+import type { BleRadio } from '../gateway/radios/ble/ble-radio';
 import { pduTimeUs } from '../devble/link';
 import { VirtualBle } from '../devble/virtual-ble';
 import { bigFrame } from '../test/gateway/radios/support/frames';

@@ -14,8 +14,8 @@
  * exit reaches nothing; the owner of the stacks stops them itself. So the loaders start each stack at once and take
  * its process handlers off again.
  */
-import type { BlenoLike } from '../gateway/radios/ble-bleno';
-import type { NobleLike } from '../gateway/radios/ble-noble';
+import type { BlenoLike } from '../gateway/radios/ble/ble-bleno';
+import type { NobleLike } from '../gateway/radios/ble/ble-noble';
 
 type Resolve<T> = (type: string, options: Record<string, unknown>) => T;
 

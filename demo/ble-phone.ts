@@ -4,8 +4,8 @@
  * IDENTITY) and speaks the reference's fragments. The demo's BLE phones (`--virtual-ble`) and the BLE tests use it.
  */
 import { EventEmitter } from 'node:events';
-import type { BlenoCharacteristic, BlenoLike, BlenoUpdateValue } from '../gateway/radios/ble-bleno';
-import { meshAdvertisingData, quietenStoppedBleno } from '../gateway/radios/ble-bleno';
+import type { BlenoCharacteristic, BlenoLike, BlenoUpdateValue } from '../gateway/radios/ble/ble-bleno';
+import { meshAdvertisingData, quietenStoppedBleno } from '../gateway/radios/ble/ble-bleno';
 import { buildAdvertisement, buildIdentityBlob, identityFromSeed, type MeshIdentity } from '../gateway/radios/mesh-identity';
 import { encodeFragments, FragmentReassembler, fragmentSizeForAttMtu } from '../lib/mesh/ble-fragment';
 

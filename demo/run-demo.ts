@@ -23,7 +23,7 @@ import type { HubBridge } from '../gateway/extensions/hub-bridge/hub-bridge';
 import type { GatewayDaemon } from '../gateway/extensions/daemon';
 import { Gateway } from '../gateway/gateway';
 import { loadOrCreateIdentity } from '../gateway/identity';
-import { child, createLogger, type Logger } from '../gateway/logger';
+import { createLogger, type Logger } from '../gateway/logger';
 import { printable } from '../lib/printable';
 import { DemoError } from './errors';
 import { launchNodeRed, type RunningNodeRed } from './node-red-launcher';
@@ -117,8 +117,17 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     stops.push(() => broker.stop());
 
     const radios: DemoRadios = o.virtualBle ? 'virtual-ble' : 'simulated';
+    const gatewayStateDir = path.join(o.dir, 'gateway-state');
+    let ble: VirtualBleSite | undefined;
+    if (o.virtualBle) {
+      // The air and the phones first: the gateway's configuration names the pty of its controller.
+      ble = await startVirtualBleSite({ identity: loadOrCreateIdentity(gatewayStateDir), python: o.python });
+      const air = ble;
+      stops.push(() => air.close());
+    }
+    const bleAdapter = ble === undefined ? undefined : `uart:${ble.ptys.gateway}`;
     const loaded = loadConfig({
-      text: YAML.stringify(gatewayConfig({ stateDir: path.join(o.dir, 'gateway-state'), hubUrl: hub.wsUrl, mqttUrl: broker.url, statusPort: o.ports.status, radios, daemonPort: o.ports.daemon ?? 0 })),
+      text: YAML.stringify(gatewayConfig({ stateDir: gatewayStateDir, hubUrl: hub.wsUrl, mqttUrl: broker.url, statusPort: o.ports.status, radios, bleAdapter, daemonPort: o.ports.daemon ?? 0 })),
       env: {},
       ...(await loadExtensionSections()),
       cwd: o.dir,
@@ -141,20 +150,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       }
       destination.end();
     };
-    let ble: VirtualBleSite | undefined;
-    if (o.virtualBle) {
-      const stateDir = loaded.config.gateway.state_dir;
-      const radioConfig = loaded.config.radios[0];
-      try {
-        ble = await startVirtualBleSite({ radioConfig, identity: loadOrCreateIdentity(stateDir), stateDir, logger: child(logger, `radio:${radioConfig.id}`), python: o.python });
-      } catch (err) {
-        await closeLog();
-        throw err;
-      }
-      const air = ble;
-      stops.push(() => air.close());
-    }
-    const gateway = new Gateway(loaded.config, ble === undefined ? { logger } : { logger, radios: [ble.radio] });
+    const gateway = new Gateway(loaded.config, { logger });
     try {
       await gateway.start();
     } catch (err) {
@@ -168,9 +164,9 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     });
     if (ble !== undefined) {
       const p = ble.ptys;
-      o.print(`[ble]    on the virtual BLE controller (devble/): gateway central ${p.central}, GATT server ${p.server}, kitchen ${p.kitchen}, garden ${p.garden}`);
+      o.print(`[ble]    on the virtual BLE controller (devble/): gateway (central and GATT server, adapter uart:${p.gateway}), kitchen ${p.kitchen}, garden ${p.garden}`);
       await ble.connected();
-      o.print(`[ble]    gateway ${ble.radio.id} connected to ${ble.peers.map((peer) => peer.id).join(' and ')} and subscribed to their MESSAGE notifications`);
+      o.print(`[ble]    gateway ${loaded.config.radios[0]?.id ?? 'ble0'} connected to ${ble.peers.map((peer) => peer.id).join(' and ')} and subscribed to their MESSAGE notifications`);
     }
 
     const peers: DemoPeer[] = ble?.peers ?? simulatedPeers(gateway);

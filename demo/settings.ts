@@ -53,16 +53,20 @@ export const PHONES = Object.freeze({
 export type DemoRadios = 'simulated' | 'virtual-ble';
 
 /**
- * The BLE radio of `--virtual-ble`: the central role on adapter 0 and the GATT server on adapter 1 (each a virtual
- * controller of its own: one pty carries one host), timings as on hardware but for a quicker reconnect.
+ * The BLE radio of `--virtual-ble`: both roles on one controller named as a user names a UART dongle
+ * (`uart:<pty of a devble controller>`, filled in when the virtual air is up), timings as on hardware but for a
+ * quicker reconnect. A pty has no RTS/CTS lines to wire, so flow control is off.
  */
-export const BLE_RADIO = Object.freeze({
-  id: 'ble0',
-  kind: 'ble',
-  adapter: 0,
-  reconnect: { initial_ms: 500, max_ms: 5000 },
-  peripheral: { enabled: true, adapter: 1 },
-});
+export function bleRadio(adapter: string): Record<string, unknown> {
+  return {
+    id: 'ble0',
+    kind: 'ble',
+    adapter,
+    flow_control: false,
+    reconnect: { initial_ms: 500, max_ms: 5000 },
+    peripheral: { enabled: true },
+  };
+}
 
 const SIMULATED_RADIOS = [
   {
@@ -94,11 +98,11 @@ export function devHubOptions(port: number): DevHubOptions {
 }
 
 /** gateway.yaml of the demo, as an object (the real loader checks it and fills the defaults). */
-export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: string; statusPort: number; radios?: DemoRadios; daemonPort?: number }): Record<string, unknown> {
+export function gatewayConfig(o: { stateDir: string; hubUrl: string; mqttUrl: string; statusPort: number; radios?: DemoRadios; bleAdapter?: string; daemonPort?: number }): Record<string, unknown> {
   return {
     gateway: { id: DEMO.gatewayId, name: 'Clawling demo gateway', state_dir: o.stateDir, store_sync: 'normal', shutdown_timeout_ms: 2000 },
     log: { level: 'info' },
-    radios: o.radios === 'virtual-ble' ? [structuredClone(BLE_RADIO)] : structuredClone(SIMULATED_RADIOS),
+    radios: o.radios === 'virtual-ble' ? [bleRadio(o.bleAdapter ?? 'uart:/dev/null')] : structuredClone(SIMULATED_RADIOS),
     mqtt: { url: o.mqttUrl, reconnect_min_ms: 200, reconnect_max_ms: 2000 },
     // Home Assistant (docs/home-assistant.md): every node a device, named; the readings typed.
     nodes: { names: NODE_NAMES },

@@ -1,20 +1,18 @@
 /**
- * `npm start -- --virtual-ble`: the demo's mesh on the virtual BLE controller (devble/). One virtual air holds four
+ * `npm start -- --virtual-ble`: the demo's mesh on the virtual BLE controller (devble/). One virtual air holds three
  * controllers, each behind a pty a host opens as its HCI UART:
  *
- *   gateway central (noble, adapter 0) ─┐
- *   gateway GATT server (bleno, adapter 1) ─┼─ virtual air ─┬─ kitchen phone (bleno)
- *                                           │               └─ garden phone (bleno)
+ *   gateway (noble central + bleno GATT server, one controller) ─ virtual air ─┬─ kitchen phone (bleno)
+ *                                                                               └─ garden phone (bleno)
  *
- * The phones advertise the mesh service and serve the reference GATT layout; the gateway's BLE radio finds them,
- * checks their IDENTITY, subscribes and carries the demo's traffic through noble's and bleno's own HCI, L2CAP, ATT
- * and GATT code. The radio is built here (the gateway takes it ready-made) because its stacks open ptys, not
- * adapters. `close()` stops the phones and ends every pty relay: no child process is left.
+ * The gateway is given its controller the way a user gives it a UART dongle: its configuration names
+ * `uart:<pty>` (settings.ts `bleRadio`), and the radio opens it and runs both stacks through its HCI multiplexer.
+ * Nothing of the gateway's side is built here. The phones advertise the mesh service and serve the reference GATT
+ * layout. `close()` stops the phones and ends every pty relay: no child process is left.
  */
 import { VirtualBle, type VirtualHost } from '../devble';
-import type { Logger } from '../gateway/logger';
-import { createRadio, type MeshIdentity, type Radio, type RadioConfig } from '../gateway/radios';
-import { blenoOnUart, nobleOnUart } from './ble-hosts';
+import type { MeshIdentity } from '../gateway/radios';
+import { blenoOnUart } from './ble-hosts';
 import { BlenoPhone } from './ble-phone';
 import { BlePhonePeer } from './ble-phone-peer';
 import { DemoError } from './errors';
@@ -24,23 +22,17 @@ import { PHONES } from './settings';
 const CONNECT_TIMEOUT_MS = 30_000;
 
 export interface VirtualBleSite {
-  /** The gateway's BLE radio, for `new Gateway(config, { radios: [radio] })`. */
-  radio: Radio;
   peers: BlePhonePeer[];
-  /** The pty each host opens, by role. */
-  ptys: Record<'central' | 'server' | 'kitchen' | 'garden', string>;
+  /** The pty each host opens, by role; `gateway` goes into the radio's `adapter` as `uart:<pty>`. */
+  ptys: Record<'gateway' | 'kitchen' | 'garden', string>;
   /** Resolves once the gateway has subscribed to every phone; rejects after `CONNECT_TIMEOUT_MS`. */
   connected(): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface VirtualBleSiteOptions {
-  /** The radio's entry of the loaded gateway configuration. */
-  radioConfig: RadioConfig;
-  /** The gateway's identity (its GATT server serves it) and own address (the phones' recipient). */
+  /** The gateway's identity: its own address is the phones' recipient. */
   identity: MeshIdentity;
-  stateDir: string;
-  logger: Logger;
   /** The python3 the pty relays run (devble/pty.ts). */
   python?: string;
 }
@@ -53,29 +45,18 @@ export async function startVirtualBleSite(o: VirtualBleSiteOptions): Promise<Vir
     await ble.close();
   };
   try {
-    const [central, server, kitchen, garden] = await Promise.all([ble.host(), ble.host(), ble.host(), ble.host()]);
-    // On hardware both roles would share one adapter, which never hears its own advertising; here they are two
-    // controllers, kept out of each other's range for the same effect.
-    ble.air.apart(central.controller.address, server.controller.address);
+    const [gateway, kitchen, garden] = await Promise.all([ble.host(), ble.host(), ble.host()]);
     const phoneOn = (host: VirtualHost, which: keyof typeof PHONES): BlePhonePeer => {
-      ble.air.setRssi(central.controller.address, host.controller.address, PHONES[which].rssi);
+      ble.air.setRssi(gateway.controller.address, host.controller.address, PHONES[which].rssi);
       const phone = new BlenoPhone(blenoOnUart(host.path), { seed: PHONES[which].seed });
       phones.push(phone);
       return new BlePhonePeer(which, phone, o.identity.address);
     };
     const peers = [phoneOn(kitchen, 'kitchen'), phoneOn(garden, 'garden')];
     await Promise.all(peers.map((p) => p.phone.start()));
-    const radio = createRadio(o.radioConfig, {
-      logger: o.logger,
-      stateDir: o.stateDir,
-      identity: o.identity,
-      noble: () => nobleOnUart(central.path),
-      bleno: () => blenoOnUart(server.path),
-    });
     return {
-      radio,
       peers,
-      ptys: { central: central.path, server: server.path, kitchen: kitchen.path, garden: garden.path },
+      ptys: { gateway: gateway.path, kitchen: kitchen.path, garden: garden.path },
       connected: () => allSubscribed(peers),
       close,
     };

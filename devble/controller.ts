@@ -126,6 +126,14 @@ export class VirtualController extends EventEmitter<ControllerEvents> implements
     this.send(Buffer.of(0x04, EVT.HARDWARE_ERROR, 1, code));
   }
 
+  /**
+   * Bytes no controller sends (a firmware gone wrong, a wrong baud rate mid-stream): for tests of the host's
+   * garbage handling. The controller's own state is left as it is.
+   */
+  garbage(data: Buffer = Buffer.of(0x7f, 0x00, 0xff)): void {
+    this.send(data);
+  }
+
   // --- Advertiser (what the air calls) ---
 
   advertising(): ReturnType<Advertiser['advertising']> {

@@ -5,7 +5,7 @@
  * the radio without touching hardware; `open()` loads the optional package (noble, serialport) and never rejects
  * for a missing one.
  */
-import { BleRadio, type BleRadioDeps } from './ble-radio';
+import { BleRadio, type BleRadioDeps } from './ble/ble-radio';
 import { resolveRadioConfig, type RadioConfig } from './radio-config';
 import { backgroundClock, type Clock } from '../../lib/clock';
 import type { Radio, RadioLogger } from './radio';
@@ -17,14 +17,14 @@ import { SimulatedRadio } from './simulated/simulated-radio';
 export * from './radio';
 export * from './radio-config';
 export { TypedEmitter, type TypedEvents } from '../../lib/typed-emitter';
-export { BleRadio, type BleRadioDeps } from './ble-radio';
+export { BleRadio, type BleRadioDeps } from './ble/ble-radio';
 export { SerialRadio, type SerialRadioDeps } from './serial/serial-radio';
 export { SimulatedRadio, VirtualPeer, type VirtualReceipt } from './simulated/simulated-radio';
 export { listSerialPorts, portMatches, type SerialPortListing } from './serial/serial-port-list';
 export type { SerialBackend, SerialPortInfo, SerialPortLike } from './serial/serial-backend';
-export type { NobleFactory, NobleLike } from './ble-noble';
-export type { BlenoFactory, BlenoLike } from './ble-bleno';
-export type { PeripheralState } from './ble-peripheral';
+export type { NobleFactory, NobleLike } from './ble/ble-noble';
+export type { BlenoFactory, BlenoLike } from './ble/ble-bleno';
+export type { PeripheralState } from './ble/ble-peripheral';
 export {
   identityFromSeed,
   buildIdentityBlob,

@@ -260,6 +260,11 @@ export abstract class RadioBase extends TypedEmitter<RadioEvents> implements Rad
   }
 
   /** Counts an inbound unit the radio refused (bad fragment, CRC, unverified peer) and logs why. */
+  /** A link came up that cannot carry one fragment (BLE ATT MTU 23); the radio logs and marks the peer itself. */
+  protected countMtuTooSmall(): void {
+    this.#counters.mtuTooSmall = (this.#counters.mtuTooSmall ?? 0) + 1;
+  }
+
   protected countDrop(reason: string, details: Record<string, unknown> = {}): void {
     this.#counters.dropped += 1;
     this.log.debug({ radio: this.id, reason, ...details }, 'radio dropped inbound data');

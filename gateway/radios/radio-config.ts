@@ -7,6 +7,7 @@
 import { RadioError } from './radio';
 import {
   ADAPTER_PATTERN,
+  UART_ADAPTER_PATTERN,
   ADVERTISE_NAME_MAX_BYTES,
   type BoolSetting,
   type IntSetting,
@@ -32,8 +33,14 @@ export interface RadioConfigBase {
 
 export interface BleRadioConfig extends RadioConfigBase {
   kind: 'ble';
-  /** HCI adapter: `hci0`, `hci1`, … or its number. Default `hci0`. */
+  /** HCI adapter: `hci0`, `hci1`, … or its number, or a UART controller `uart:/dev/ttyACM0`. Default `hci0`. */
   adapter?: string | number;
+  /** `hciN` adapters: `raw` (default; BlueZ keeps the adapter) or `user` (the gateway takes it from BlueZ). */
+  hci_channel?: 'raw' | 'user';
+  /** UART controllers: line speed. Default 1000000. */
+  baud_rate?: number;
+  /** UART controllers: RTS/CTS flow control. Default true. */
+  flow_control?: boolean;
   /** Mesh GATT service; only change it for test firmware. */
   service_uuid?: string;
   /** Concurrent peer connections. Default 4 (a Pi's controller handles a handful of LE links well). */
@@ -126,9 +133,19 @@ interface ResolvedCommon {
   reconnect: { initialMs: number; maxMs: number };
 }
 
+/** Where a BLE role's controller is: an HCI adapter of the kernel, or a serial device the gateway owns. */
+export type BleControllerRef =
+  | { kind: 'hci'; index: number; channel: 'raw' | 'user'; label: string }
+  | { kind: 'uart'; path: string; baudRate: number; flowControl: boolean; label: string };
+
 export interface ResolvedBleConfig extends ResolvedCommon {
   kind: 'ble';
+  /** The HCI adapter index; -1 for a UART controller (see `controller`). */
   adapter: number;
+  controller: BleControllerRef;
+  /** UART line settings (used when a role's controller is `uart:`). */
+  baudRate: number;
+  flowControl: boolean;
   serviceUuid: string;
   maxPeers: number;
   connectTimeoutMs: number;
@@ -146,6 +163,7 @@ export interface ResolvedBlePeripheral {
   enabled: boolean;
   advertiseName?: string;
   adapter: number;
+  controller: BleControllerRef;
   /** Both roles on one controller (peripheral adapter = central adapter). */
   sharedAdapter: boolean;
   maxClients: number;
@@ -253,7 +271,24 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         if (m === null) bad(at, 'must be hciN or a number');
         return int(at, Number((m as RegExpExecArray)[1]), { type: 'integer', ...SETTINGS.adapter });
       };
-      const adapter = adapterOf('adapter', config.adapter, 0);
+      const hciChannel = config.hci_channel ?? SETTINGS.hciChannel.default;
+      if (hciChannel !== 'raw' && hciChannel !== 'user') bad('hci_channel', 'must be raw or user');
+      const uartLine = {
+        baudRate: int('baud_rate', config.baud_rate, SETTINGS.ble.baud_rate),
+        flowControl: bool('flow_control', config.flow_control, SETTINGS.ble.flow_control),
+      };
+      const controllerOf = (at: string, value: unknown, fallback: BleControllerRef): BleControllerRef => {
+        if (typeof value === 'string' && value.startsWith('uart:')) {
+          const path = value.slice('uart:'.length);
+          if (!new RegExp(UART_ADAPTER_PATTERN).test(value)) bad(at, 'must be uart:/dev/… (an absolute device path)');
+          return { kind: 'uart', path, ...uartLine, label: `uart:${path}` };
+        }
+        if (value === undefined) return fallback;
+        const index = adapterOf(at, value, 0);
+        return { kind: 'hci', index, channel: hciChannel, label: `hci${index}` };
+      };
+      const controller = controllerOf('adapter', config.adapter, { kind: 'hci', index: 0, channel: hciChannel, label: 'hci0' });
+      const adapter = controller.kind === 'hci' ? controller.index : -1;
       const serviceUuid = config.service_uuid ?? MESH_SERVICE_UUID;
       if (typeof serviceUuid !== 'string' || !UUID_PATTERN.test(serviceUuid)) bad('service_uuid', 'must be a 128-bit UUID');
       const allowPeers = config.allow_peers ?? [];
@@ -264,6 +299,8 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         ...common,
         kind: 'ble',
         adapter,
+        controller,
+        ...uartLine,
         serviceUuid,
         maxPeers: int('max_peers', config.max_peers, SETTINGS.ble.max_peers),
         connectTimeoutMs: int('connect_timeout_ms', config.connect_timeout_ms, SETTINGS.ble.connect_timeout_ms),
@@ -274,7 +311,7 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         allowPeers: allowPeers.map((p) => normalisePeerRef(p)),
         scanRestartMs: int('scan_restart_ms', config.scan_restart_ms, SETTINGS.ble.scan_restart_ms),
         discoveryWindowMs: int('discovery_window_ms', config.discovery_window_ms, SETTINGS.ble.discovery_window_ms),
-        peripheral: resolvePeripheral(config.peripheral, adapter, { bad, int, bool, adapterOf }),
+        peripheral: resolvePeripheral(config.peripheral, controller, { bad, int, bool, controllerOf }),
       };
     }
     case 'serial': {
@@ -368,18 +405,19 @@ interface Checkers {
   bad: (at: string, problem: string) => never;
   int: (at: string, value: unknown, spec: IntSetting) => number;
   bool: (at: string, value: unknown, spec: BoolSetting) => boolean;
-  adapterOf: (at: string, value: unknown, fallback: number) => number;
+  controllerOf: (at: string, value: unknown, fallback: BleControllerRef) => BleControllerRef;
 }
 
 
-function resolvePeripheral(value: BlePeripheralConfig | undefined, centralAdapter: number, c: Checkers): ResolvedBlePeripheral {
+function resolvePeripheral(value: BlePeripheralConfig | undefined, central: BleControllerRef, c: Checkers): ResolvedBlePeripheral {
   const p = value ?? {};
   if (typeof p !== 'object' || p === null || Array.isArray(p)) c.bad('peripheral', 'must be an object');
-  const adapter = c.adapterOf('peripheral.adapter', p.adapter, centralAdapter);
+  const controller = c.controllerOf('peripheral.adapter', p.adapter, central);
   const out: ResolvedBlePeripheral = {
     enabled: c.bool('peripheral.enabled', p.enabled, SETTINGS.peripheral.enabled),
-    adapter,
-    sharedAdapter: adapter === centralAdapter,
+    adapter: controller.kind === 'hci' ? controller.index : -1,
+    controller,
+    sharedAdapter: controller.label === central.label,
     maxClients: c.int('peripheral.max_clients', p.max_clients, SETTINGS.peripheral.max_clients),
     notify: c.bool('peripheral.notify', p.notify, SETTINGS.peripheral.notify),
   };

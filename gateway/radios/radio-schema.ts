@@ -34,6 +34,8 @@ const bool = (dflt: boolean, description?: string): BoolSetting => ({ type: 'boo
 
 export const RADIO_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,31}$';
 export const ADAPTER_PATTERN = '^(hci)?[0-9]{1,2}$';
+/** A controller on a serial device (H4 over UART): `uart:/dev/ttyACM0`, any character device, a pty included. */
+export const UART_ADAPTER_PATTERN = '^uart:/.+$';
 export const UUID_PATTERN = '^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$';
 /** Longest scan-response name: 31 bytes of scan response minus the field header. */
 export const ADVERTISE_NAME_MAX_BYTES = 29;
@@ -63,7 +65,10 @@ export const SETTINGS = {
     require_identity: bool(true, 'Refuse peers whose IDENTITY blob does not verify or does not match DEVICE_ID.'),
     scan_restart_ms: int(100, 600_000, 5_000, 'Restart scanning when it has been stopped this long without us asking.'),
     discovery_window_ms: int(0, 10_000, 250, 'After a scan starts, collect advertisements this long before choosing whom to connect.'),
+    baud_rate: int(1200, 16_000_000, 1_000_000, 'UART controllers (adapter uart:/dev/…): the line speed the firmware uses.'),
+    flow_control: bool(true, 'UART controllers: RTS/CTS hardware flow control, as HCI UART firmware expects.'),
   },
+  hciChannel: { enum: ['raw', 'user'], default: 'raw', description: 'hciN adapters: raw (BlueZ keeps the adapter; stop bluetoothd for the GATT server) or user (the gateway takes the adapter from BlueZ while it runs).' },
   peripheral: {
     enabled: bool(true, 'Advertise the mesh service and serve MESSAGE / DEVICE_ID / IDENTITY.'),
     max_clients: int(1, 16, 4, 'Centrals connected at once.'),
@@ -92,6 +97,7 @@ export const SETTINGS = {
 const adapterSchema = (extra: Record<string, unknown>): Record<string, unknown> => ({
   oneOf: [
     { type: 'string', pattern: ADAPTER_PATTERN },
+    { type: 'string', pattern: UART_ADAPTER_PATTERN },
     { type: 'integer', ...SETTINGS.adapter },
   ],
   ...extra,
@@ -124,6 +130,7 @@ export const RADIO_CONFIG_SCHEMA = {
           ...commonProps('ble'),
           kind: { const: 'ble' },
           adapter: adapterSchema({ default: 'hci0' }),
+          hci_channel: SETTINGS.hciChannel,
           service_uuid: { type: 'string', pattern: UUID_PATTERN },
           ...SETTINGS.ble,
           allow_peers: { type: 'array', items: { type: 'string', minLength: 1 } },

@@ -44,6 +44,8 @@ export interface RadioPeer {
   connected: boolean;
   /** Frames waiting in this peer's write queue (added to the contract: lets the router and status page see backpressure). */
   queued?: number;
+  /** Why a connected link cannot carry mesh frames (BLE: an ATT MTU too small for one fragment header). */
+  problem?: string;
 }
 
 export interface InboundFrame {
@@ -81,6 +83,8 @@ export interface RadioCounters {
   queueFull: number;
   /** Writes that failed after being accepted. */
   writeErrors: number;
+  /** BLE: links whose ATT MTU cannot carry one fragment header; absent until the first. */
+  mtuTooSmall?: number;
 }
 
 export type PeerChange = 'up' | 'down' | 'updated';

@@ -2,7 +2,10 @@
  * Whether each configured radio can work on this host, and what to do when it cannot: the per-radio lines of
  * `clawling gateway --check`. It looks, it does not open: packages are loaded (their native part too, which is
  * where a Node.js upgrade or `--ignore-scripts` shows), sysfs and /dev are read, the process's capabilities are
- * read from /proc; no HCI socket, no serial port and no default noble/bleno instance is created.
+ * read from /proc; no HCI socket, no serial port and no default noble/bleno instance is created. The one exception
+ * is a BLE controller the gateway owns on a UART (`adapter: uart:…`): the issue's `--check` opens it, resets it
+ * and reads its version and address, because only the controller's answer tells a wrong baud rate or non-HCI
+ * firmware from a working dongle (ble/controller-probe.ts); it is closed again before the check returns.
  *
  * Every probe reads from an injectable root (`moduleRoot`, `sysDir`, `devDir`, `procDir`), so tests run these same
  * code paths against real folders: a package that fails to load, a device path that does not exist, a status file
@@ -16,6 +19,7 @@ import { describeNativeLoadFailure, installingFolder, projectFolder, remedyComma
 import type { ResolvedRadioConfig, ResolvedSerialConfig, ResolvedBleConfig } from './radio-config';
 import { listSerialPorts, portMatches } from './serial/serial-port-list';
 import type { SerialBackend } from './serial/serial-backend';
+import { probeUartController } from './ble/controller-probe';
 
 export type ReadinessCode =
   | 'PACKAGE_MISSING'
@@ -24,7 +28,9 @@ export type ReadinessCode =
   | 'PERMISSION_MISSING'
   | 'DEVICE_ABSENT'
   | 'DEVICE_PERMISSION'
-  | 'NO_MATCHING_PORT';
+  | 'NO_MATCHING_PORT'
+  /** A UART controller did not open or answer (the message says which; --check opens it). */
+  | 'CONTROLLER_FAILED';
 
 export interface ReadinessProblem {
   code: ReadinessCode;
@@ -39,6 +45,8 @@ export interface RadioReadiness {
   at: string;
   ready: boolean;
   problems: ReadinessProblem[];
+  /** What each controller the radio owns reported (UART controllers: opened, identified and closed again). */
+  controllers?: string[];
 }
 
 export interface ReadinessProbes {
@@ -140,7 +148,10 @@ function checkBle(config: ResolvedBleConfig, at: string, probes: Required<Omit<R
     if (bleno.problem && !problems.some((p) => p.remedy === bleno.problem!.remedy)) problems.push(bleno.problem);
   }
   if (probes.platform !== 'linux') return problems;
-  const adapters = new Set([config.adapter, ...(config.peripheral.enabled ? [config.peripheral.adapter] : [])]);
+  // UART controllers are opened by the caller; the kernel's adapters and raw-socket capabilities concern hciN only.
+  const hciRoles = [config.controller, ...(config.peripheral.enabled ? [config.peripheral.controller] : [])].filter((c) => c.kind === 'hci');
+  if (hciRoles.length === 0) return problems;
+  const adapters = new Set(hciRoles.map((c) => (c.kind === 'hci' ? c.index : 0)));
   for (const n of adapters) {
     const dir = path.join(probes.sysDir, 'class', 'bluetooth', `hci${n}`);
     if (!fs.existsSync(dir)) {
@@ -217,9 +228,19 @@ export async function checkRadioReadiness(config: ResolvedRadioConfig, at: strin
   };
   const packages = new PackageProbe(probes.moduleRoot);
   let problems: ReadinessProblem[] = [];
-  if (config.kind === 'ble') problems = checkBle(config, at, p, packages);
-  else if (config.kind === 'serial') problems = await checkSerial(config, at, p, packages);
-  return { id: config.id, kind: config.kind, at, ready: problems.length === 0, problems };
+  const controllers: string[] = [];
+  if (config.kind === 'ble') {
+    problems = checkBle(config, at, p, packages);
+    const uarts = new Map([config.controller, ...(config.peripheral.enabled ? [config.peripheral.controller] : [])].flatMap((c) => (c.kind === 'uart' ? [[c.label, c] as const] : [])));
+    for (const ref of uarts.values()) {
+      const probe = await probeUartController(ref, at);
+      if (probe.ok) controllers.push(probe.detail);
+      else problems.push({ code: 'CONTROLLER_FAILED', problem: probe.detail, remedy: probe.remedy ?? '' });
+    }
+  } else if (config.kind === 'serial') problems = await checkSerial(config, at, p, packages);
+  const out: RadioReadiness = { id: config.id, kind: config.kind, at, ready: problems.length === 0, problems };
+  if (controllers.length > 0) out.controllers = controllers;
+  return out;
 }
 
 function safeUser(): string {
@@ -232,6 +253,7 @@ function safeUser(): string {
 
 /** `radio usb0 (serial): not ready: … ; fix: …` — one line per radio. */
 export function formatReadiness(r: RadioReadiness): string {
-  if (r.ready) return `radio ${r.id} (${r.kind}): ready`;
+  const owned = r.controllers === undefined ? '' : ` (${r.controllers.join('; ')})`;
+  if (r.ready) return `radio ${r.id} (${r.kind}): ready${owned}`;
   return `radio ${r.id} (${r.kind}): not ready: ${r.problems.map((p) => `${p.problem}; fix: ${p.remedy}`).join(' | ')}`;
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { VirtualBle } from '../../devble';
 import { blenoOnUart, nobleOnUart } from '../../demo/ble-hosts';
-import { quietenStoppedBleno } from '../../gateway/radios/ble-bleno';
+import { quietenStoppedBleno } from '../../gateway/radios/ble/ble-bleno';
 
 function poweredOn(stack: { readonly state: string; on(event: 'stateChange', listener: (state: string) => void): unknown }): Promise<void> {
   return stack.state === 'poweredOn' ? Promise.resolve() : new Promise((resolve) => stack.on('stateChange', (s) => s === 'poweredOn' && resolve()));

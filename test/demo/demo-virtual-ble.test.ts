@@ -79,11 +79,11 @@ describe('npm start -- --virtual-ble: the demo on the virtual BLE controller', f
       'the phones keep the simulated peers’ identities',
     );
     assert.ok(
-      lines.some((l) => /^\[ble\] +on the virtual BLE controller \(devble\/\): gateway central \/dev\/pts\/\d+, GATT server \/dev\/pts\/\d+/.test(l)),
+      lines.some((l) => /^\[ble\] +on the virtual BLE controller \(devble\/\): gateway \(central and GATT server, adapter uart:\/dev\/pts\/\d+\)/.test(l)),
       lines.join('\n'),
     );
     const relays = childrenOf(process.pid).filter((c) => !before.has(c.pid));
-    assert.equal(relays.length, 4, `one pty relay per controller: ${relays.map((r) => r.cmd.slice(0, 40)).join('; ')}`);
+    assert.equal(relays.length, 3, `one pty relay per controller (the gateway one for both roles, a phone one each): ${relays.map((r) => r.cmd.slice(0, 40)).join('; ')}`);
     assert.ok(relays.every((r) => /python3? /.test(r.cmd)));
 
     const client = await mqtt.connectAsync(demo.urls.mqtt);
@@ -160,7 +160,7 @@ describe('npm start -- --virtual-ble: the demo on the virtual BLE controller', f
       assert.match(out, /^\[ble\] +gateway ble0 connected to kitchen and garden/m);
       assert.match(out, /^ {2}Radios: +ble0 on the virtual BLE controller/m);
       const relays = childrenOf(child.pid!);
-      assert.equal(relays.length, 4, relays.map((r) => r.cmd.slice(0, 40)).join('; '));
+      assert.equal(relays.length, 3, relays.map((r) => r.cmd.slice(0, 40)).join('; '));
       child.kill('SIGINT');
       assert.equal(await exited, 0, `exit code; stderr: ${err}`);
       assert.match(out, /^Demo stopped\.$/m);

@@ -23,6 +23,9 @@ describe('gateway/radios radio-config', () => {
       queueByteLimit: 4 * 1_048_576,
       reconnect: { initialMs: 1000, maxMs: 60_000 },
       adapter: 0,
+      controller: { kind: 'hci', index: 0, channel: 'raw', label: 'hci0' },
+      baudRate: 1_000_000,
+      flowControl: true,
       serviceUuid: '6E400001-B5A3-F393-E0A9-E50E24DCCA9E',
       maxPeers: 4,
       connectTimeoutMs: 10_000,
@@ -33,7 +36,7 @@ describe('gateway/radios radio-config', () => {
       allowPeers: [],
       scanRestartMs: 5_000,
       discoveryWindowMs: 250,
-      peripheral: { enabled: true, adapter: 0, sharedAdapter: true, maxClients: 4, notify: true },
+      peripheral: { enabled: true, adapter: 0, controller: { kind: 'hci', index: 0, channel: 'raw', label: 'hci0' }, sharedAdapter: true, maxClients: 4, notify: true },
     });
     const serial = resolveRadioConfig({ id: 'usb0', kind: 'serial', path: '/dev/ttyACM0' });
     assert.deepEqual(serial.reconnect, { initialMs: 500, maxMs: 30_000 });
@@ -48,6 +51,25 @@ describe('gateway/radios radio-config', () => {
     assert.equal(r.adapter, 1);
     assert.deepEqual(r.allowPeers, ['aabbccddeeff', 'off1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqn8antf']);
     assert.equal((resolveRadioConfig({ id: 'ble1', kind: 'ble', adapter: 2 }) as { adapter: number }).adapter, 2);
+  });
+
+  it('reads a UART controller (uart:<path>, baud_rate, flow_control), the user channel for hciN, and peripheral.adapter in any form', () => {
+    const r = resolveRadioConfig({ id: 'ble0', kind: 'ble', adapter: 'uart:/dev/pts/7', baud_rate: 115_200, flow_control: false });
+    assert.ok(r.kind === 'ble');
+    assert.deepEqual(r.controller, { kind: 'uart', path: '/dev/pts/7', baudRate: 115_200, flowControl: false, label: 'uart:/dev/pts/7' });
+    assert.equal(r.adapter, -1);
+    assert.deepEqual(r.peripheral.controller, r.controller, 'the GATT server shares the UART controller by default');
+    assert.equal(r.peripheral.sharedAdapter, true);
+    const d = resolveRadioConfig({ id: 'ble0', kind: 'ble', adapter: 'uart:/dev/ttyACM0' });
+    assert.ok(d.kind === 'ble' && d.controller.kind === 'uart');
+    assert.deepEqual([d.controller.baudRate, d.controller.flowControl], [1_000_000, true]);
+    const user = resolveRadioConfig({ id: 'ble0', kind: 'ble', adapter: 'hci1', hci_channel: 'user', peripheral: { adapter: 'uart:/dev/ttyUSB0' } });
+    assert.ok(user.kind === 'ble');
+    assert.deepEqual(user.controller, { kind: 'hci', index: 1, channel: 'user', label: 'hci1' });
+    assert.equal(user.peripheral.controller.label, 'uart:/dev/ttyUSB0');
+    assert.equal(user.peripheral.sharedAdapter, false);
+    assert.equal(problem({ id: 'x', kind: 'ble', adapter: 'uart:dev/tty' }), 'radios[0].adapter');
+    assert.equal(problem({ id: 'x', kind: 'ble', hci_channel: 'kernel' }), 'radios[0].hci_channel');
   });
 
   it('names the offending setting by its path', () => {
@@ -69,7 +91,7 @@ describe('gateway/radios radio-config', () => {
   it('reads the peripheral settings: its own adapter, a name that fits a scan response, client limits', () => {
     const r = resolveRadioConfig({ id: 'ble0', kind: 'ble', adapter: 'hci0', peripheral: { adapter: 'hci1', advertise_name: 'Attic', max_clients: 2, notify: false } });
     assert.ok(r.kind === 'ble');
-    assert.deepEqual(r.peripheral, { enabled: true, adapter: 1, sharedAdapter: false, maxClients: 2, notify: false, advertiseName: 'Attic' });
+    assert.deepEqual(r.peripheral, { enabled: true, adapter: 1, controller: { kind: 'hci', index: 1, channel: 'raw', label: 'hci1' }, sharedAdapter: false, maxClients: 2, notify: false, advertiseName: 'Attic' });
     const off = resolveRadioConfig({ id: 'ble0', kind: 'ble', adapter: 2, peripheral: { enabled: false } });
     assert.ok(off.kind === 'ble');
     assert.deepEqual([off.peripheral.enabled, off.peripheral.adapter, off.peripheral.sharedAdapter], [false, 2, true]);

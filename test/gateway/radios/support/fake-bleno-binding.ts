@@ -27,7 +27,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { encodeFragments, FragmentReassembler, fragmentSizeForMtu } from '../../../../lib/mesh/ble-fragment';
-import type { BlenoLike } from '../../../../gateway/radios/ble-bleno';
+import type { BlenoLike } from '../../../../gateway/radios/ble/ble-bleno';
 
 export const SERVICE = '6e400001b5a3f393e0a9e50e24dcca9e';
 export const MESSAGE = '6e400002b5a3f393e0a9e50e24dcca9e';

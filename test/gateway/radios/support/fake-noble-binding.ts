@@ -352,8 +352,8 @@ export class FakeNobleBinding extends EventEmitter {
 }
 
 /** The real noble `Noble` class over a fake binding. */
-export function nobleOver(binding: FakeNobleBinding): import('../../../../gateway/radios/ble-noble').NobleLike {
+export function nobleOver(binding: FakeNobleBinding): import('../../../../gateway/radios/ble/ble-noble').NobleLike {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Noble = require('@stoprocent/noble/lib/noble') as new (bindings: unknown) => import('../../../../gateway/radios/ble-noble').NobleLike;
+  const Noble = require('@stoprocent/noble/lib/noble') as new (bindings: unknown) => import('../../../../gateway/radios/ble/ble-noble').NobleLike;
   return new Noble(binding);
 }

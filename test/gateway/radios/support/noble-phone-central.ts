@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { UUID } from '../../../../demo/ble-phone';
-import type { NobleCharacteristic, NobleLike, NoblePeripheral } from '../../../../gateway/radios/ble-noble';
+import type { NobleCharacteristic, NobleLike, NoblePeripheral } from '../../../../gateway/radios/ble/ble-noble';
 import { encodeFragments, FragmentReassembler, fragmentSizeForAttMtu } from '../../../../lib/mesh/ble-fragment';
 
 const bare = (uuid: string): string => uuid.replace(/-/g, '').toLowerCase();

@@ -5,21 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
-import { createRadio } from '../../../gateway/radios';
-import type { BleRadio } from '../../../gateway/radios/ble-radio';
-import { ackTarget, isAck } from '../../../lib/mesh/ack';
-import { decodeFrame, encodeFrame } from '../../../lib/mesh/frame';
-import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
-import { MessageId } from '../../../lib/mesh/message-id';
-import { VirtualBle, type VirtualHost } from '../../../devble/virtual-ble';
-import { Recorder, startBroker, type TestBroker } from '../support/broker';
-import { loadOrCreateIdentity } from '../../../gateway/identity';
-import { BASE, startGateway, tempDir, type Running } from '../support/gateway';
-import { nextEvent, peerConnected } from './support/radio-suite';
-import { TestLogger } from './support/test-logger';
-import { BlenoPhone } from '../../../demo/ble-phone';
-import { blenoOnUart, nobleOnUart } from '../../../demo/ble-hosts';
+import type { BleRadio } from '../../../../gateway/radios/ble/ble-radio';
+import { ackTarget, isAck } from '../../../../lib/mesh/ack';
+import { decodeFrame, encodeFrame } from '../../../../lib/mesh/frame';
+import { createMessage, type MeshMessage } from '../../../../lib/mesh/message';
+import { MessageId } from '../../../../lib/mesh/message-id';
+import { VirtualBle, type VirtualHost } from '../../../../devble/virtual-ble';
+import { Recorder, startBroker, type TestBroker } from '../../support/broker';
+import { BASE, startGateway, tempDir, type Running } from '../../support/gateway';
+import { nextEvent, peerConnected } from '../support/radio-suite';
+import { BlenoPhone } from '../../../../demo/ble-phone';
+import { blenoOnUart } from '../../../../demo/ble-hosts';
 
 interface World {
   ble: VirtualBle;
@@ -78,10 +74,11 @@ describe('gateway end to end over BLE through noble and bleno on a virtual LE co
     const [gatewayHost, phoneHost] = await Promise.all([ble.host(), ble.host()]);
     const phone = new BlenoPhone(blenoOnUart(phoneHost.path), { maxAttMtu: 247 });
     await phone.start();
-    const config = { id: 'ble0', kind: 'ble' as const, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 1_000 }, peripheral: { enabled: false } };
-    const radio = createRadio(config, { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', noble: () => nobleOnUart(gatewayHost.path) }) as BleRadio;
+    // The shipped route: the gateway's config names the controller, the gateway builds the radio.
+    const config = { id: 'ble0', kind: 'ble' as const, adapter: `uart:${gatewayHost.path}`, flow_control: false, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 1_000 }, peripheral: { enabled: false } };
     const ready = subscribed(phone);
-    const gw = await startGateway(broker, { radios: [config] }, undefined, { radios: [radio] });
+    const gw = await startGateway(broker, { radios: [config] });
+    const radio = gw.gateway.radios.find((r) => r.id === 'ble0') as BleRadio;
     const w: World = { ble, gatewayHost, phoneHost, phone, radio, gw, peerId: phoneHost.controller.address.replace(/:/g, ''), acked: [] };
     worlds.push(w);
     phone.on('frame', (frame) => {
@@ -152,27 +149,21 @@ describe('gateway end to end over BLE through noble and bleno on a virtual LE co
 
   it('two gateways in one air: a frame for a phone only the second gateway hears is relayed to it by the first', async () => {
     const ble = new VirtualBle();
-    const [hostA, hostB, hostBServer, hostP1, hostP2] = await Promise.all([ble.host(), ble.host(), ble.host(), ble.host(), ble.host()]);
+    const [hostA, hostB, hostP1, hostP2] = await Promise.all([ble.host(), ble.host(), ble.host(), ble.host()]);
     ble.air.apart(hostA.controller.address, hostP2.controller.address);
     ble.air.apart(hostB.controller.address, hostP1.controller.address);
     const p1 = new BlenoPhone(blenoOnUart(hostP1.path), { maxAttMtu: 247, seed: 'phone-one' });
     const p2 = new BlenoPhone(blenoOnUart(hostP2.path), { maxAttMtu: 247, seed: 'phone-two' });
     await Promise.all([p1.start(), p2.start()]);
     const base = { kind: 'ble' as const, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 1_000 } };
-    const configA = { ...base, id: 'ble-a', peripheral: { enabled: false } };
-    const configB = { ...base, id: 'ble-b', peripheral: { enabled: true, adapter: 1 } };
+    // Each gateway names its own controller; B's serves GATT on the same one (HCI multiplexer).
+    const configA = { ...base, id: 'ble-a', adapter: `uart:${hostA.path}`, flow_control: false, peripheral: { enabled: false } };
+    const configB = { ...base, id: 'ble-b', adapter: `uart:${hostB.path}`, flow_control: false, peripheral: { enabled: true } };
     const dirB = tempDir('gw-e2e-b-');
-    const identityB = loadOrCreateIdentity(path.join(dirB, 'state'));
-    const radioA = createRadio(configA, { logger: new TestLogger(), stateDir: '/tmp/radios-test-state', noble: () => nobleOnUart(hostA.path) }) as BleRadio;
-    const radioB = createRadio(configB, {
-      logger: new TestLogger(),
-      stateDir: '/tmp/radios-test-state',
-      identity: identityB,
-      noble: () => nobleOnUart(hostB.path),
-      bleno: () => blenoOnUart(hostBServer.path),
-    }) as BleRadio;
-    const gwA = await startGateway(undefined, { gateway: { id: 'gw-a' }, radios: [configA] }, undefined, { radios: [radioA] });
-    const gwB = await startGateway(undefined, { gateway: { id: 'gw-b' }, radios: [configB] }, dirB, { radios: [radioB] });
+    const gwA = await startGateway(undefined, { gateway: { id: 'gw-a' }, radios: [configA] });
+    const gwB = await startGateway(undefined, { gateway: { id: 'gw-b' }, radios: [configB] }, dirB);
+    const radioA = gwA.gateway.radios.find((r) => r.id === 'ble-a') as BleRadio;
+    const radioB = gwB.gateway.radios.find((r) => r.id === 'ble-b') as BleRadio;
     const stops = async (): Promise<void> => {
       await gwA.stop();
       await gwB.stop();
@@ -185,7 +176,7 @@ describe('gateway end to end over BLE through noble and bleno on a virtual LE co
     try {
       const p1Id = hostP1.controller.address.replace(/:/g, '');
       const p2Id = hostP2.controller.address.replace(/:/g, '');
-      const bServerId = hostBServer.controller.address.replace(/:/g, '');
+      const bServerId = hostB.controller.address.replace(/:/g, '');
       await Promise.all([subscribed(p1), subscribed(p2), peerConnected(radioA, p1Id), peerConnected(radioB, p2Id), peerConnected(radioA, bServerId)]);
       assert.equal(radioA.peers().some((p) => p.id === p2Id), false, 'the first gateway never heard the second phone');
       const m = createMessage({

@@ -16,8 +16,8 @@
  * When bleno cannot run (package missing, no adapter, no permission, an adapter that refuses to advertise) the
  * state says so and the hooks never fire: the radio keeps its central role.
  */
-import type { MeshIdentity } from './mesh-identity';
-import { buildAdvertisement, buildIdentityBlob, nodeIdHash } from './mesh-identity';
+import type { MeshIdentity } from '../mesh-identity';
+import { buildAdvertisement, buildIdentityBlob, nodeIdHash } from '../mesh-identity';
 import {
   ATT_RESULT,
   type BlenoFactory,
@@ -32,9 +32,9 @@ import {
 } from './ble-bleno';
 import { MESH_CHARACTERISTICS, nobleUuid } from './ble-noble';
 import { BleServerLink } from './ble-server-link';
-import type { ResolvedBleConfig } from './radio-config';
-import type { Clock } from '../../lib/clock';
-import type { RadioLogger } from './radio';
+import type { ResolvedBleConfig } from '../radio-config';
+import type { Clock } from '../../../lib/clock';
+import type { RadioLogger } from '../radio';
 
 /** The largest ATT MTU (517); bleno's HCI server is lifted to it. */
 const MAX_ATT_MTU = 517;
@@ -89,7 +89,7 @@ export class BlePeripheral {
 
   constructor(options: BlePeripheralOptions) {
     this.#o = options;
-    this.#hci = `hci${options.config.peripheral.adapter}`;
+    this.#hci = options.config.peripheral.controller.label;
     this.#deviceId = Buffer.from(options.identity.address, 'utf8');
   }
 

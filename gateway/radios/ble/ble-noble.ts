@@ -9,8 +9,8 @@
  * The interfaces are ours rather than noble's own typings so that the gateway still compiles where the optional
  * package failed to install.
  */
-import { packageHint } from './package-hint';
-import { RadioError } from './radio';
+import { packageHint } from '../package-hint';
+import { RadioError } from '../radio';
 
 /** Listener type for the loosely typed `removeListener`; method parameters are checked bivariantly. */
 type Listener = (...args: never[]) => void;

@@ -23,19 +23,22 @@
  * - a frame to a peer goes over its server link once that central has subscribed (the phone has verified the
  *   gateway on that link), else over the central link.
  */
-import { Backoff } from './backoff';
+import { Backoff } from '../backoff';
 import { BleHandshakeError, type BlePeerIdentity, BlePeerLink, type HandshakeFailure } from './ble-peer-link';
 import { detachNobleSignalHandlers, loadNoble, type NobleFactory, type NobleLike, type NoblePeripheral, nobleUuid, recoverFromHardwareErrors } from './ble-noble';
 import { loadBleno, type BlenoFactory } from './ble-bleno';
 import { BlePeripheral, type PeripheralState } from './ble-peripheral';
 import type { BleServerLink } from './ble-server-link';
-import { FragmentLink } from './fragment-link';
-import type { MeshIdentity } from './mesh-identity';
-import { type PeerInfo, RadioBase, type RadioBaseOptions } from './radio-base';
-import { normalisePeerRef, type ResolvedBleConfig } from './radio-config';
-import { RadioError, type RadioPeer, type RadioState } from './radio';
-import { fragmentSizeForAttMtu } from '../../lib/mesh/ble-fragment';
-import { WIRE_V1_MAGIC } from '../../lib/mesh/wire-v1';
+import { HciController } from './hci-controller';
+import { BleTransportError } from './errors';
+import type { BleControllerRef } from '../radio-config';
+import { FragmentLink } from '../fragment-link';
+import type { MeshIdentity } from '../mesh-identity';
+import { type PeerInfo, RadioBase, type RadioBaseOptions } from '../radio-base';
+import { normalisePeerRef, type ResolvedBleConfig } from '../radio-config';
+import { RadioError, type RadioPeer, type RadioState } from '../radio';
+import { FRAGMENT_HEADER_FIXED_BYTES, fragmentSizeForAttMtu } from '../../../lib/mesh/ble-fragment';
+import { WIRE_V1_MAGIC } from '../../../lib/mesh/wire-v1';
 
 export interface BleRadioDeps {
   /** Default: the real noble on the configured adapter. */
@@ -59,6 +62,9 @@ const STABLE_LINK_MS = 60_000;
 const RSSI_STEP_DBM = 4;
 /** … unless the last one is this old. */
 const RSSI_REFRESH_MS = 30_000;
+/** A fragment header with a 36-character message id and one byte of data. */
+const MIN_NOTIFY_BYTES = FRAGMENT_HEADER_FIXED_BYTES + 36 + 1;
+
 /** How long open() waits for the adapter's first state. */
 const ADAPTER_STATE_WAIT_MS = 5_000;
 /** noble resets the controller within a few milliseconds of starting a first connection; advertise again after it. */
@@ -107,6 +113,16 @@ export class BleRadio extends RadioBase {
   /** Link-layer id → the address its IDENTITY verified to (a resolvable private address belongs to one key). */
   readonly #verified = new Map<string, { address: string; at: number }>();
   #peripheral: BlePeripheral | undefined;
+  /** Controllers the radio owns (UART), by label; empty for kernel adapters. */
+  readonly #controllers = new Map<string, HciController>();
+  #blenoFactory: BlenoFactory | undefined;
+  /** Server links already reported as too small for a fragment. */
+  readonly #tooSmall = new WeakSet<BleServerLink>();
+  /** Set while a faulted controller is closed and being opened again. */
+  #reopening = false;
+  #controllerFault: string | undefined;
+  #controllerBackoff: Backoff | undefined;
+  #reopenTimer: unknown;
   #peripheralNote: string | undefined;
   #centralDetail: string | undefined;
 
@@ -134,10 +150,91 @@ export class BleRadio extends RadioBase {
     return FragmentLink.maxFrameBytes(route?.link.fragmentSize ?? fragmentSizeForAttMtu(undefined));
   }
 
+  /**
+   * Opens a UART controller (Reset and identity reads through the HCI multiplexer) and logs what it is. Undefined,
+   * with the radio in `error` and the reason, when it does not open.
+   */
+  async #openController(ref: Extract<BleControllerRef, { kind: 'uart' }>): Promise<HciController | undefined> {
+    const existing = this.#controllers.get(ref.label);
+    if (existing !== undefined) return existing;
+    const controller = new HciController(
+      { path: ref.path, baudRate: ref.baudRate, flowControl: ref.flowControl },
+      { onFault: (reason, code) => this.#onControllerFault(ref.label, reason, code) },
+    );
+    try {
+      const info = await controller.open();
+      this.log.info({ radio: this.id, controller: ref.label, manufacturer: info.manufacturer, hciVersion: info.hciVersion, address: info.address }, 'BLE controller opened');
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (this.#reopening) this.#setCentralState('degraded', `${this.#controllerFault ?? ref.label}; reopening failed: ${message}`);
+      else this.#setCentralState(err instanceof BleTransportError && err.code === 'NO_DEVICE' ? 'unsupported' : 'error', message);
+      return undefined;
+    }
+    this.#controllers.set(ref.label, controller);
+    return controller;
+  }
+
+  /**
+   * A controller that sent garbage, went silent or away: both stacks and the port are closed and opened again
+   * after the reconnect backoff, until the controller answers. Frames the router already took (and ACKed) are the
+   * router's; what was on the air unACKed is resent by the phones. The radio is `degraded` with the reason meanwhile.
+   */
+  #onControllerFault(label: string, reason: string, code: string): void {
+    if (this.#stopping || this.#reopening) return;
+    this.log.warn({ radio: this.id, controller: label, code, reason }, 'BLE controller fault; reopening it');
+    this.#reopening = true;
+    this.#controllerFault = `${label}: ${reason}`;
+    this.#setCentralState('degraded', `${this.#controllerFault}; reopening`);
+    void this.#teardown().then(() => this.#scheduleReopen());
+  }
+
+  #scheduleReopen(): void {
+    if (this.#stopping) return;
+    this.#controllerBackoff ??= new Backoff({ initialMs: this.#config.reconnect.initialMs, maxMs: this.#config.reconnect.maxMs, random: this.#deps.random });
+    this.#reopenTimer = this.clock.setTimeout(() => {
+      this.#reopenTimer = undefined;
+      void this.#reopen();
+    }, this.#controllerBackoff.next());
+  }
+
+  async #reopen(): Promise<void> {
+    if (this.#stopping) return;
+    await this.doOpen();
+    if (this.#stopping) return;
+    const wanted = [this.#config.controller, ...(this.#config.peripheral.enabled ? [this.#config.peripheral.controller] : [])].filter((c) => c.kind === 'uart');
+    if (wanted.some((c) => !this.#controllers.has(c.label))) {
+      await this.#teardown();
+      this.#scheduleReopen();
+      return;
+    }
+    this.#reopening = false;
+    this.#controllerFault = undefined;
+    this.#controllerBackoff?.reset();
+    this.log.info({ radio: this.id }, 'BLE controller reopened');
+  }
+
   protected async doOpen(): Promise<void> {
     const { peripheral } = this.#config;
     // Legacy commands only when bleno advertises on the same controller (see NobleFactory).
-    const noble = (this.#deps.noble ?? loadNoble)({ adapter: this.#config.adapter, legacy: peripheral.enabled && peripheral.sharedAdapter });
+    let nobleFactory = this.#deps.noble ?? loadNoble;
+    const central = this.#config.controller;
+    const userChannel = [central, ...(peripheral.enabled ? [peripheral.controller] : [])].find((c) => c.kind === 'hci' && c.channel === 'user');
+    if (userChannel !== undefined && this.#deps.noble === undefined) {
+      // The user-channel transport under the HCI multiplexer is not written yet; opening the raw channel instead
+      // would silently keep BlueZ on the adapter, which is what the user asked to avoid.
+      this.#setCentralState('error', `${userChannel.label}: hci_channel: user is not supported by this build yet; use adapter: uart:<path> (a dongle of its own) or the raw channel (docs/radios.md)`);
+      return;
+    }
+    if (central.kind === 'uart' && this.#deps.noble === undefined) {
+      const controller = await this.#openController(central);
+      if (controller === undefined) return;
+      nobleFactory = ({ legacy }) => controller.noble(legacy ?? false);
+    }
+    if (peripheral.enabled && peripheral.controller.kind === 'uart' && this.#deps.bleno === undefined) {
+      const controller = await this.#openController(peripheral.controller);
+      if (controller !== undefined) this.#blenoFactory = () => controller.bleno();
+    }
+    const noble = nobleFactory({ adapter: this.#config.adapter, legacy: peripheral.enabled && peripheral.sharedAdapter });
     this.#noble = noble;
     // noble prints its warnings on the console; they belong in the gateway's log.
     noble.removeAllListeners('warning');
@@ -158,7 +255,7 @@ export class BleRadio extends RadioBase {
     noble.on('discover', (p) => this.#onDiscover(p));
     const first = new Promise<void>((resolve) => {
       const timer = this.clock.setTimeout(() => {
-        if (this.#adapterState === 'unknown') this.#setCentralState('degraded', `hci${this.#config.adapter}: adapter reported no state yet`);
+        if (this.#adapterState === 'unknown') this.#setCentralState('degraded', `${this.#config.controller.label}: adapter reported no state yet`);
         resolve();
       }, ADAPTER_STATE_WAIT_MS);
       noble.on('stateChange', (state) => {
@@ -190,7 +287,7 @@ export class BleRadio extends RadioBase {
     this.#peripheral = new BlePeripheral({
       config: this.#config,
       identity,
-      factory: this.#deps.bleno ?? loadBleno,
+      factory: this.#blenoFactory ?? this.#deps.bleno ?? loadBleno,
       sysDir: this.#deps.sysDir,
       clock: this.clock,
       log: this.log,
@@ -211,6 +308,14 @@ export class BleRadio extends RadioBase {
 
   protected async doClose(): Promise<void> {
     this.#stopping = true;
+    if (this.#reopenTimer !== undefined) this.clock.clearTimeout(this.#reopenTimer);
+    await this.#teardown();
+  }
+
+  /** Stops both stacks, drops every link and closes the controllers the radio owns. */
+  async #teardown(): Promise<void> {
+    // Nothing may start scanning or connecting while the stacks go down.
+    this.#adapterState = 'unknown';
     if (this.#housekeeping !== undefined) this.clock.clearTimeout(this.#housekeeping);
     if (this.#collectTimer !== undefined) this.clock.clearTimeout(this.#collectTimer);
     const noble = this.#noble;
@@ -230,6 +335,15 @@ export class BleRadio extends RadioBase {
       noble.removeAllListeners();
       noble.stop();
     }
+    // The links went with the stacks: their peers are down until the controller is back (close() does its own).
+    if (this.#reopening) for (const peer of this.peers()) if (peer.connected) this.peerDown(peer.id, this.#controllerFault ?? 'controller fault');
+    this.#noble = undefined;
+    this.#peripheral = undefined;
+    this.#blenoFactory = undefined;
+    this.#scanning = false;
+    this.#connecting = false;
+    for (const controller of this.#controllers.values()) await controller.close();
+    this.#controllers.clear();
   }
 
   protected async writeFrame(peerId: string, frame: Uint8Array): Promise<void> {
@@ -257,7 +371,7 @@ export class BleRadio extends RadioBase {
   #onAdapterState(state: string): void {
     const previous = this.#adapterState;
     this.#adapterState = state;
-    const hci = `hci${this.#config.adapter}`;
+    const hci = this.#config.controller.label;
     if (previous === 'unsupported') return;
     switch (state) {
       case 'poweredOn':
@@ -286,7 +400,7 @@ export class BleRadio extends RadioBase {
 
   #refreshState(): void {
     if (this.#stopping || this.#adapterState !== 'poweredOn') return;
-    const hci = `hci${this.#config.adapter}`;
+    const hci = this.#config.controller.label;
     if (this.#scanning || this.#connecting || this.#connectedCount() > 0 || this.#clientCount() > 0) this.#setCentralState('ready', hci);
   }
 
@@ -323,7 +437,7 @@ export class BleRadio extends RadioBase {
       this.#scanStarting = false;
       if (err) {
         this.log.warn({ radio: this.id, err: err.message }, 'BLE scan did not start');
-        if (this.#connectedCount() === 0) this.#setCentralState('degraded', `hci${this.#config.adapter}: scan failed: ${err.message}`);
+        if (this.#connectedCount() === 0) this.#setCentralState('degraded', `${this.#config.controller.label}: scan failed: ${err.message}`);
         return;
       }
       this.#scanning = true;
@@ -533,6 +647,16 @@ export class BleRadio extends RadioBase {
     if (n === undefined || n.server !== link) return;
     this.log.debug({ radio: this.id, peer: n.id, subscribed: link.subscribed, mtu: link.mtu }, 'BLE central subscription');
     this.#linksChanged(n, 'subscription changed');
+    if (link.subscribed && link.maxFrameBytes === 0 && !this.#tooSmall.has(link)) {
+      // ATT MTU 23 leaves 20 bytes per notification; a fragment header with its 36-character id needs 46. Without
+      // this, every frame to the central (ACKs included) fails FRAME_TOO_LARGE where nobody looks.
+      this.#tooSmall.add(link);
+      this.countMtuTooSmall();
+      const attMtu = (link.mtu ?? 20) + 3;
+      const problem = `ATT MTU ${attMtu} cannot carry one fragment header (needs ${MIN_NOTIFY_BYTES} bytes per notification, has ${attMtu - 3}); the central must exchange a larger MTU`;
+      this.log.warn({ radio: this.id, peer: n.id, address: n.address, attMtu }, `BLE central ${n.id}: ${problem}`);
+      if (this.peer(n.id) !== undefined) this.peerUpdate(n.id, { problem });
+    }
   }
 
   #onClientGone(link: BleServerLink, reason: string): void {

@@ -3,17 +3,17 @@
  * HCI, L2CAP, ATT and GATT code over a UART to a virtual LE controller in one virtual air (devble/).
  */
 import assert from 'node:assert/strict';
-import { createRadio, type InboundFrame } from '../../../gateway/radios';
-import type { BleRadio } from '../../../gateway/radios/ble-radio';
-import type { BleRadioConfig } from '../../../gateway/radios/radio-config';
-import { VirtualBle, type VirtualHost } from '../../../devble/virtual-ble';
-import { bigFrame, frameOf, hexOf } from './support/frames';
-import { nextEvent, peerConnected } from './support/radio-suite';
-import { TestLogger } from './support/test-logger';
-import { identityFromSeed, verifyIdentityBlob } from '../../../gateway/radios/mesh-identity';
-import { BlenoPhone, type PhoneOptions } from '../../../demo/ble-phone';
-import { blenoOnUart, nobleOnUart } from '../../../demo/ble-hosts';
-import { NoblePhoneCentral } from './support/noble-phone-central';
+import { createRadio, type InboundFrame } from '../../../../gateway/radios';
+import type { BleRadio } from '../../../../gateway/radios/ble/ble-radio';
+import type { BleRadioConfig } from '../../../../gateway/radios/radio-config';
+import { VirtualBle, type VirtualHost } from '../../../../devble/virtual-ble';
+import { bigFrame, frameOf, hexOf } from '../support/frames';
+import { nextEvent, peerConnected } from '../support/radio-suite';
+import { TestLogger } from '../support/test-logger';
+import { identityFromSeed, verifyIdentityBlob } from '../../../../gateway/radios/mesh-identity';
+import { BlenoPhone, type PhoneOptions } from '../../../../demo/ble-phone';
+import { blenoOnUart, nobleOnUart } from '../../../../demo/ble-hosts';
+import { NoblePhoneCentral } from '../support/noble-phone-central';
 
 interface World {
   ble: VirtualBle;

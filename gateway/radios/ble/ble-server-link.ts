@@ -12,14 +12,14 @@
  * - an indication counts as sent on the central's confirmation (`indicate`), or after the reference's 250 ms
  *   indicate watchdog.
  */
-import { fragmentSizeForMtu, FRAGMENT_HEADER_FIXED_BYTES } from '../../lib/mesh/ble-fragment';
-import { MeshEncodeError } from '../../lib/mesh/errors';
+import { fragmentSizeForMtu, FRAGMENT_HEADER_FIXED_BYTES } from '../../../lib/mesh/ble-fragment';
+import { MeshEncodeError } from '../../../lib/mesh/errors';
 import type { BlenoHandle, BlenoUpdateValue } from './ble-bleno';
-import { FragmentLink } from './fragment-link';
-import type { ResolvedBleConfig } from './radio-config';
-import { normalisePeerRef } from './radio-config';
-import type { Clock } from '../../lib/clock';
-import { RadioError } from './radio';
+import { FragmentLink } from '../fragment-link';
+import type { ResolvedBleConfig } from '../radio-config';
+import { normalisePeerRef } from '../radio-config';
+import type { Clock } from '../../../lib/clock';
+import { RadioError } from '../radio';
 
 /** Android drops inbound writes above this; so do we. */
 const MAX_INBOUND_WRITE_BYTES = 4096;

@@ -15,8 +15,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { packageHint } from './package-hint';
-import { RadioError } from './radio';
+import { packageHint } from '../package-hint';
+import { RadioError } from '../radio';
 
 type Listener = (...args: never[]) => void;
 

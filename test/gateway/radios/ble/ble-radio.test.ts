@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRadio, type Radio } from '../../../gateway/radios';
-import { BleRadio } from '../../../gateway/radios/ble-radio';
-import { detachNobleSignalHandlers, type NobleLike } from '../../../gateway/radios/ble-noble';
-import { buildAdvertisement, buildIdentityBlob, identityFromSeed } from '../../../gateway/radios/mesh-identity';
-import type { BleRadioConfig } from '../../../gateway/radios/radio-config';
-import { RadioError } from '../../../gateway/radios/radio';
-import { encodeFragments } from '../../../lib/mesh/ble-fragment';
-import { FakeNobleBinding, type FakePeripheralSpec, nobleOver, SERVICE } from './support/fake-noble-binding';
-import { bigFrame, frameOf, hexOf } from './support/frames';
-import { ManualClock, settle } from './support/manual-clock';
-import { nextEvent, peerConnected } from './support/radio-suite';
-import { TestLogger } from './support/test-logger';
+import { createRadio, type Radio } from '../../../../gateway/radios';
+import { BleRadio } from '../../../../gateway/radios/ble/ble-radio';
+import { detachNobleSignalHandlers, type NobleLike } from '../../../../gateway/radios/ble/ble-noble';
+import { buildAdvertisement, buildIdentityBlob, identityFromSeed } from '../../../../gateway/radios/mesh-identity';
+import type { BleRadioConfig } from '../../../../gateway/radios/radio-config';
+import { RadioError } from '../../../../gateway/radios/radio';
+import { encodeFragments } from '../../../../lib/mesh/ble-fragment';
+import { FakeNobleBinding, type FakePeripheralSpec, nobleOver, SERVICE } from '../support/fake-noble-binding';
+import { bigFrame, frameOf, hexOf } from '../support/frames';
+import { ManualClock, settle } from '../support/manual-clock';
+import { nextEvent, peerConnected } from '../support/radio-suite';
+import { TestLogger } from '../support/test-logger';
 
 interface Setup {
   radio: BleRadio;

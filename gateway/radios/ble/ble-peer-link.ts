@@ -11,14 +11,14 @@
  * completion and the next write, and a write gate: when no completion callback arrives within `writeGateMs` the
  * write counts as done (the reference Android watchdog does the same; write-without-response has no ATT ack).
  */
-import { utf8DecodeStrict } from '../../lib/bytes';
-import { fragmentSizeForAttMtu } from '../../lib/mesh/ble-fragment';
+import { utf8DecodeStrict } from '../../../lib/bytes';
+import { fragmentSizeForAttMtu } from '../../../lib/mesh/ble-fragment';
 import { MESH_CHARACTERISTICS, type NobleCharacteristic, type NoblePeripheral, nobleUuid } from './ble-noble';
-import { FragmentLink } from './fragment-link';
-import { verifyIdentityBlob } from './mesh-identity';
-import type { ResolvedBleConfig } from './radio-config';
-import type { Clock } from '../../lib/clock';
-import { RadioError, type RadioLogger } from './radio';
+import { FragmentLink } from '../fragment-link';
+import { verifyIdentityBlob } from '../mesh-identity';
+import type { ResolvedBleConfig } from '../radio-config';
+import type { Clock } from '../../../lib/clock';
+import { RadioError, type RadioLogger } from '../radio';
 
 /** ATT MTU the gateway asks for (Android's `requestMtu(517)`). */
 export const REQUESTED_ATT_MTU = 517;
