@@ -144,12 +144,16 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
 
   it('a controller that sends garbage: the radio goes degraded with the reason, reopens it with backoff and the phone is back; another radio keeps running', async () => {
     const { gatewayHost, radio, other, phone, phoneId } = await twoRadios();
-    const degraded = nextEvent(radio, 'status', (st) => st.state === 'degraded');
+    // Both listeners are in place before the fault: under load the phone may be back before the degraded event's
+    // promise has even been read, and a listener added only then would wait for ever.
+    let sawDegraded = false;
+    const degraded = nextEvent(radio, 'status', (st) => (sawDegraded ||= st.state === 'degraded'));
+    const back = nextEvent(radio, 'peer', (p) => sawDegraded && p.id === phoneId && p.change !== 'down');
     gatewayHost.controller.garbage();
     const st = await degraded;
     assert.match(st.detail ?? '', /uart:\/dev\/pts\/\d+: .*H4 packet indicator.*reopening/);
     assert.notEqual(other.status().state, 'degraded', 'the other radio is untouched');
-    await nextEvent(radio, 'peer', (p) => p.id === phoneId && p.change !== 'down');
+    await back;
     const again = frameOf('after garbage');
     const arrived = new Promise<Uint8Array>((resolve) => phone.once('frame', resolve));
     await radio.send(phoneId, again);
