@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { Extension, type ExtensionContext } from '../extension';
 import { assessHealth } from './health';
 import { renderStatusPage, type RecentMessage } from './status-page';
+import { LiveLog } from './status/ui/live-log';
+import { handleUiRequest } from './status/ui/routes';
 
 export class StatusHttp extends Extension {
   readonly name = 'status-http';
@@ -16,6 +18,7 @@ export class StatusHttp extends Extension {
   private stopping = false;
   private started = false;
   private mqttDownSince: number | undefined;
+  private readonly liveLog = new LiveLog({ now: () => this.ctx.clock.now() });
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
@@ -31,6 +34,7 @@ export class StatusHttp extends Extension {
 
   override async start(): Promise<void> {
     const keep = this.ctx.config.http.recent_messages;
+    this.liveLog.attach(this.ctx.bus, this);
     this.ctx.bus.on('meshMessage', this, (e) => {
       if (e.duplicate || keep === 0) return;
       const m = e.message;
@@ -80,6 +84,7 @@ export class StatusHttp extends Extension {
   override async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.liveLog.close();
     if (server) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -88,7 +93,8 @@ export class StatusHttp extends Extension {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (handleUiRequest(path, req, res, this.liveLog)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
       return;
