@@ -13,6 +13,8 @@ import { launchChromium } from '../editor/support/chromium';
 import { testConfig } from '../gateway/support/config';
 import { tempDir } from '../gateway/support/gateway';
 
+const SCREENSHOTS = path.join(__dirname, '..', '..', '..', 'docs', 'screenshots');
+
 describe('web UI: live log in Chromium', function () {
   this.timeout(120000);
   let dir: string;
@@ -24,6 +26,7 @@ describe('web UI: live log in Chromium', function () {
 
   before(async () => {
     dir = tempDir('webui-log-');
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     const config = testConfig(path.join(dir, 'state'), {
       http: { enabled: true, port: 0 },
       radios: [{ id: 'sim0', kind: 'simulated', peers: [{ id: 'alice' }, { id: 'bob' }] }],
@@ -64,6 +67,8 @@ describe('web UI: live log in Chromium', function () {
     assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
     assert.equal(await page.locator('#log-rows img').count(), 0);
     assert.deepEqual(problems, []);
+    // The README shows this page as the suite sees it.
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'webui-live-log.png') });
   });
 
   it('filters by node and holds still while paused', async () => {
