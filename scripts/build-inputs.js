@@ -11,7 +11,8 @@ const NOT_INPUTS = new Set(['test/editor/screenshots']);
 
 function compiledFolders(root) {
   const tsconfig = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
-  return [...(tsconfig.include ?? []), 'icons'];
+  // webui/ is compiled by its own tsconfig (browser modules), at the same build.
+  return [...(tsconfig.include ?? []), 'icons', 'webui'];
 }
 
 function walk(root, file, acc) {

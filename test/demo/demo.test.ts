@@ -167,6 +167,13 @@ describe('clawling demo (npm start) as a child process', function () {
     await out.line(/^\[loop\] +mesh → MQTT \+ hub → Node-RED → hub → mesh: kitchen got “Node-RED saw Kitchen: temperature/, 'a message around the loop');
     const health = await fetch(`http://127.0.0.1:${status[1]}/health`);
     assert.equal(health.status, 200);
+    // The web UI line names the same server; its page and script answer there.
+    const ui = await out.line(/Gateway web UI: +(http:\/\/127\.0\.0\.1:(\d+)\/ui) /, 'the web UI');
+    assert.equal(ui[2], status[1]);
+    const page = await fetch(ui[1]!);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /src="ui\/live-log\.js"/);
+    assert.equal((await fetch(`${ui[1]}/live-log.js`)).status, 200);
     for (const name of ['ask the garden over MQTT', 'write in the chat']) {
       const inject = FLOW.find((n) => n.type === 'inject' && n.name === name)!;
       const res = await fetch(`http://127.0.0.1:${nodeRed[1]}/inject/${inject.id}`, { method: 'POST' });

@@ -7,11 +7,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Extension, type ExtensionContext } from '../../extension';
 import { renderStatusPage, type RecentMessage } from './status-page';
+import { LiveLog } from './ui/live-log';
+import { handleUiRequest } from './ui/routes';
 
 export class StatusHttp extends Extension {
   readonly name = 'status-http';
   private server: http.Server | undefined;
   private readonly recent: RecentMessage[] = [];
+  private readonly liveLog = new LiveLog({ now: () => this.ctx.clock.now() });
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
@@ -27,6 +30,7 @@ export class StatusHttp extends Extension {
 
   override async start(): Promise<void> {
     const keep = this.ctx.config.http.recent_messages;
+    this.liveLog.attach(this.ctx.bus, this);
     this.ctx.bus.on('meshMessage', this, (e) => {
       if (e.duplicate || keep === 0) return;
       const m = e.message;
@@ -64,6 +68,7 @@ export class StatusHttp extends Extension {
   override async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.liveLog.close();
     if (server) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -72,7 +77,8 @@ export class StatusHttp extends Extension {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (handleUiRequest(path, req, res, this.liveLog)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
       return;
