@@ -7,6 +7,7 @@
  */
 import { isAddress } from '../../lib/mesh/address';
 import { cutText } from '../../lib/text-cut';
+import { TokenBucket } from '../../lib/token-bucket';
 import { isGatedControlContent, isInternalContent } from '../../lib/mesh/control-prefixes';
 import { priorityCode } from '../../lib/mesh/enums';
 import { DEFAULT_TTL, type MeshMessage, type Priority } from '../../lib/mesh/message';
@@ -32,33 +33,6 @@ export function reservedClassOf(message: Pick<MeshMessage, 'content' | 'content_
   return undefined;
 }
 
-/** `burst` tokens, refilled at `ratePerS`; a take either spends one or says how long until one is there. */
-export class TokenBucket {
-  private tokens: number;
-  private at: number;
-
-  constructor(
-    private readonly ratePerS: number,
-    private readonly burst: number,
-    private readonly now: () => number,
-  ) {
-    this.tokens = burst;
-    this.at = now();
-  }
-
-  /** 0 when a token was spent; otherwise the milliseconds until one will be there (nothing spent). */
-  take(): number {
-    const now = this.now();
-    // A clock that steps back must not mint tokens.
-    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.at) * this.ratePerS) / 1000);
-    this.at = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.ratePerS));
-  }
-}
 
 const PRIORITY_ORDER = (p: Priority): number => priorityCode(p);
 
@@ -111,7 +85,7 @@ export class SendPolicy {
     if (PRIORITY_ORDER(message.priority) > PRIORITY_ORDER(s.max_priority)) {
       throw new GatewayError('SEND_POLICY_PRIORITY', `priority ${message.priority} is above mqtt.send_policy.max_priority (${s.max_priority})`, { priority: message.priority, max_priority: s.max_priority });
     }
-    const wait = this.bucket?.take() ?? 0;
+    const wait = this.bucket?.wait() ?? 0;
     if (wait > 0) {
       throw new GatewayError('SEND_RATE_LIMITED', `more than ${s.burst} sends at once or ${s.rate_per_s}/s (mqtt.send_policy); try again in ${wait} ms`, { retryAfterMs: wait });
     }

@@ -16,7 +16,7 @@ import { GATEWAY_CHALLENGE_BYTES, verifyGatewayAddressProof } from '../../../lib
 import type { DaemonConfig } from './config-schema';
 import { LineSplitter } from './line-splitter';
 import type { Presence } from './reachability';
-import { TokenBucket } from './token-bucket';
+import { TokenBucket } from '../../../lib/token-bucket';
 import { CAPABILITY_TOKENS, CLIENT_MESSAGE_ID, MAX_LINE_BYTES, MAX_PEERS_PER_CHECK, PROTOCOL_VERSION, str, type Outbound } from './wire';
 
 export interface SubmitRequest {

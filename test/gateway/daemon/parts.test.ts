@@ -5,7 +5,7 @@ import { daemonConfigOf, daemonProblems } from '../../../gateway/extensions/daem
 const checkConfig = (c: Parameters<typeof daemonProblems>[0]): string[] => daemonProblems(c).map((p) => `${p.path}: ${p.problem}`);
 import { LineSplitter } from '../../../gateway/extensions/daemon/line-splitter';
 import { parseListen } from '../../../gateway/extensions/daemon/listen';
-import { TokenBucket } from '../../../gateway/extensions/daemon/token-bucket';
+import { TokenBucket } from '../../../lib/token-bucket';
 
 describe('LineSplitter', () => {
   function split(max: number, chunks: string[]): { lines: string[]; overflow: number } {
