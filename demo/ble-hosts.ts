@@ -15,26 +15,13 @@
  * its process handlers off again.
  */
 import type { BlenoLike } from '../gateway/radios/ble/ble-bleno';
+import { withoutProcessHandlers } from '../gateway/radios/ble/process-handlers';
 import type { NobleLike } from '../gateway/radios/ble/ble-noble';
 
 type Resolve<T> = (type: string, options: Record<string, unknown>) => T;
 
-const PROCESS_EVENTS = ['exit', 'SIGINT'] as const;
-
 function uart(path: string): Record<string, unknown> {
   return { hciDriver: 'uart', bindParams: { uart: { port: path, baudRate: 1_000_000 } } };
-}
-
-/** Runs `start` (which makes a stack add its process handlers synchronously) and removes the handlers it added. */
-function withoutProcessHandlers(start: () => void): void {
-  const emitter = process as unknown as NodeJS.EventEmitter;
-  const before = new Map(PROCESS_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
-  start();
-  for (const event of PROCESS_EVENTS) {
-    for (const listener of emitter.listeners(event)) {
-      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
-    }
-  }
 }
 
 /** noble on the UART driver; legacy commands, as the gateway uses when bleno shares its controller. */

@@ -7,6 +7,7 @@
  * hangs `exit` and `SIGINT` handlers on the process; the gateway owns both, so they are taken off again.
  */
 import { BleTransportError } from './errors';
+import { withoutProcessHandlers } from './process-handlers';
 import { HciEndpoint, overStack } from './hci-endpoint';
 import { type ControllerInfo, HciMux, type HciMuxOptions, type HciRole } from './hci-mux';
 import { HciUartTransport, type UartOptions } from './hci-uart';
@@ -19,20 +20,6 @@ export const HCI_ANSWER_TIMEOUT_MS = 1_000;
 const WATCHDOG_MS = 1_000;
 
 type Resolve<T> = (type: string, options: Record<string, unknown>) => T;
-
-const PROCESS_EVENTS = ['exit', 'SIGINT'] as const;
-
-/** Runs `start` and removes the process handlers it added. */
-function withoutProcessHandlers(start: () => void): void {
-  const emitter = process as unknown as NodeJS.EventEmitter;
-  const before = new Map(PROCESS_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
-  start();
-  for (const event of PROCESS_EVENTS) {
-    for (const listener of emitter.listeners(event)) {
-      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
-    }
-  }
-}
 
 /** The driver options the stacks are built with; the port is never opened by them. */
 const STACK_OPTIONS = { hciDriver: 'uart', bindParams: { uart: { port: 'hci-mux', baudRate: 1_000_000 } } };
