@@ -8,6 +8,7 @@
  */
 import { BleTransportError } from './errors';
 import { withoutProcessHandlers } from './process-handlers';
+import { backgroundClock, type TimerHandle } from '../../../lib/clock';
 import { HciEndpoint, overStack } from './hci-endpoint';
 import { type ControllerInfo, HciMux, type HciMuxOptions, type HciRole } from './hci-mux';
 import { HciUartTransport, type UartOptions } from './hci-uart';
@@ -37,7 +38,7 @@ export class HciController {
   readonly #endpoints: Record<HciRole, HciEndpoint>;
   readonly #events: HciControllerEvents;
   #closed = false;
-  #watchdog: NodeJS.Timeout | undefined;
+  #watchdog: TimerHandle | undefined;
 
   constructor(uart: UartOptions, events: HciControllerEvents = {}) {
     this.#events = events;
@@ -76,12 +77,12 @@ export class HciController {
   async open(): Promise<ControllerInfo> {
     await this.#transport.open();
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = backgroundClock.setTimeout(() => {
         reject(new BleTransportError('NO_ANSWER', `${this.path}: no HCI answer within ${HCI_ANSWER_TIMEOUT_MS} ms (wrong baud rate, no flow control wiring, or the firmware does not speak HCI over UART)`, { path: this.path }));
       }, HCI_ANSWER_TIMEOUT_MS);
       const poll = (): void => {
         if (this.#mux.ready) {
-          clearTimeout(timer);
+          backgroundClock.clearTimeout(timer);
           resolve();
         }
       };
@@ -127,30 +128,33 @@ export class HciController {
   #startWatchdog(): void {
     let seen = -1;
     let quiet = 0;
-    this.#watchdog = setInterval(() => {
+    // A re-armed timeout on the background clock (unref'd: a watchdog must not keep a stopping gateway alive).
+    const tick = (): void => {
+      this.#watchdog = undefined;
+      if (this.#closed) return;
       const { answers, outstanding } = this.#mux.liveness();
       if (answers !== seen) {
         seen = answers;
         quiet = 0;
         if (outstanding === 0) this.#mux.ping();
-        return;
-      }
-      if (outstanding === 0) {
+      } else if (outstanding === 0) {
         this.#mux.ping();
-        return;
+      } else {
+        quiet++;
+        if (quiet >= 2) {
+          this.#fault(`the controller stopped answering (no HCI answer for ${(quiet * WATCHDOG_MS) / 1000} s)`, 'NO_ANSWER');
+          return;
+        }
       }
-      quiet++;
-      if (quiet >= 2) {
-        clearInterval(this.#watchdog);
-        this.#fault(`the controller stopped answering (no HCI answer for ${(quiet * WATCHDOG_MS) / 1000} s)`, 'NO_ANSWER');
-      }
-    }, WATCHDOG_MS);
-    this.#watchdog.unref();
+      this.#watchdog = backgroundClock.setTimeout(tick, WATCHDOG_MS);
+    };
+    this.#watchdog = backgroundClock.setTimeout(tick, WATCHDOG_MS);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#watchdog !== undefined) clearInterval(this.#watchdog);
+    backgroundClock.clearTimeout(this.#watchdog);
+    this.#watchdog = undefined;
     this.#endpoints.central.stop();
     this.#endpoints.peripheral.stop();
     await this.#transport.close();
