@@ -113,6 +113,10 @@ describe('gateway against a real Mosquitto (MQTT 5, TLS, credentials)', function
     const m = message(alice, g.gateway.info.address, 'temperature 21.5 °C');
     await alice.send(m);
     await alice.waitFor((r) => r.message !== undefined && isAck(r.message) && ackTarget(r.message) === m.id.toString());
+    // The message's app id becomes an event type of alice's device, which is announced again with it; only once that
+    // has happened is there nothing left in flight for a later subscriber to get live.
+    const early = await recorder(mq.url, [`homeassistant/device/mesh_${alice.address}/config`], auth);
+    await early.until(() => early.messages.some((x) => x.payload.toString().includes('"app_mosquitto"')), 5000, 'the device with its new event type');
     // A subscriber that arrives later gets what Home Assistant would get at its start: the retained configs.
     const rec = await recorder(mq.url, ['homeassistant/#'], auth);
     await rec.until(() => rec.messages.some((x) => x.topic === 'homeassistant/device/clawling_gw-test/config'), 5000, 'the retained gateway device');
