@@ -25,4 +25,4 @@ export type { SendInput, ReactInput, ReplyTarget } from './compose';
 export type { OutboxEntry } from './outbox';
 export { OUTBOX_QUEUE } from './outbox';
 export { QUARANTINE_QUEUE } from './receive-pipeline';
-export { refetchFor } from './handlers/chat-metadata-invalidated';
+export { refetchFor } from './handlers';

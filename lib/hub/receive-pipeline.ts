@@ -19,7 +19,7 @@
 import type { InboundFrame, Uplink } from './envelope';
 import { HubError } from './errors';
 import { FrameContext, HANDLERS, handleUnknown, STORE_FREE_EVENTS, type ReceiveServices } from './handlers';
-import { frameEvent } from './handlers/unknown';
+import { frameEvent } from './handlers';
 import type { ParsedFrame } from './parse-frame';
 import type { Queue } from '../store';
 

@@ -3,34 +3,18 @@
  * Handshake frames never reach it (the session consumes them); a late one is treated as unknown and tolerated.
  */
 import { EVENT } from '../envelope';
-import { handleChatMetadataInvalidated } from './chat-metadata-invalidated';
 import type { Handler } from './context';
-import { handleDeprecatedOffline } from './deprecated-offline';
-import { handleHistoryTransit } from './history-transit';
-import { handleHistoryTruncated } from './history-truncated';
-import { handleMessageAck } from './message-ack';
-import { handleMessageAdd } from './message-add';
-import { handleMessageCreated } from './message-created';
-import { handleMessageDelivered } from './message-delivered';
-import { handleMessageDone } from './message-done';
-import { handleMessageError } from './message-error';
-import { handleMessageFailed } from './message-failed';
-import { handleMessageReaction } from './message-reaction';
-import { handleMessageRead } from './message-read';
-import { handleMessageReply } from './message-reply';
-import { handleMessageSend } from './message-send';
-import { handleNotifySignal } from './notify-signal';
-import { handlePermissionRequest } from './permission-request';
-import { handlePermissionResolved } from './permission-resolved';
-import { handlePong } from './pong';
-import { handlePresenceSnapshot } from './presence-snapshot';
-import { handlePresenceUpdate } from './presence-update';
-import { handleReplayDone } from './replay-done';
-import { handleSyncMark } from './sync-mark';
-import { handleTypingUpdate } from './typing-update';
+import { handleHistoryTransit, handleHistoryTruncated } from './history';
+import { handleMessageReply, handleMessageSend } from './messages';
+import { handleMessageDelivered, handleMessageReaction, handleMessageRead } from './receipts';
+import { handleMessageAck, handleMessageError } from './send-results';
+import { handleDeprecatedOffline, handlePong, handleReplayDone, handleSyncMark } from './session-control';
+import { handleChatMetadataInvalidated, handleNotifySignal, handlePermissionRequest, handlePermissionResolved, handlePresence, handleTypingUpdate } from './signals';
+import { handleMessageAdd, handleMessageCreated, handleMessageDone, handleMessageFailed } from './streams';
 
 export { FrameContext, type Handler, type ReceiveServices, type SendSettlement } from './context';
-export { handleUnknown } from './unknown';
+export { frameEvent, handleUnknown } from './session-control';
+export { refetchFor } from './signals';
 
 export const HANDLERS: Readonly<Record<string, Handler>> = Object.freeze({
   [EVENT.send]: handleMessageSend,
@@ -46,8 +30,8 @@ export const HANDLERS: Readonly<Record<string, Handler>> = Object.freeze({
   [EVENT.done]: handleMessageDone,
   [EVENT.failed]: handleMessageFailed,
   [EVENT.typing]: handleTypingUpdate,
-  [EVENT.presenceSnapshot]: handlePresenceSnapshot,
-  [EVENT.presenceUpdate]: handlePresenceUpdate,
+  [EVENT.presenceSnapshot]: handlePresence,
+  [EVENT.presenceUpdate]: handlePresence,
   [EVENT.chatMetadataInvalidated]: handleChatMetadataInvalidated,
   [EVENT.notifySignal]: handleNotifySignal,
   [EVENT.permissionRequest]: handlePermissionRequest,

@@ -1,9 +1,4 @@
-/**
- * `message.send` / `message.reply` downlinks (guide §7.3, §7.4, §11.7): tolerant mapping, self-echo filtering,
- * upsert by `message_id` with the `stream_merged` exception, and a delivery receipt for messages from others
- * (replay included, §14.4). A frame whose payload cannot be a message throws, and the receive path quarantines it.
- * A message that is reported goes through the inbound persisters first, inside the same savepoint.
- */
+/** Materialized messages: the `message.send` and `message.reply` downlinks. */
 import { EVENT, uplink } from '../envelope';
 import { HubError } from '../errors';
 import type { InboundMessage } from '../events';
@@ -14,7 +9,16 @@ import { mentionsUser, parseMentions } from '../mentions';
 import { normalizeMode } from '../stream-assembler';
 import type { FrameContext } from './context';
 
-export function handleMaterialized(ctx: FrameContext, event: 'message.send' | 'message.reply'): void {
+/**
+ * `message.send` / `message.reply` downlinks (guide §7.3, §7.4, §11.7): tolerant mapping, self-echo filtering,
+ * upsert by `message_id` with the `stream_merged` exception, and a delivery receipt for messages from others
+ * (replay included, §14.4). A frame whose payload cannot be a message throws, and the receive path quarantines it.
+ * A message that is reported goes through the inbound persisters first, inside the same savepoint.
+ */
+export const handleMessageSend = (ctx: FrameContext): void => handleMaterialized(ctx, 'message.send');
+export const handleMessageReply = (ctx: FrameContext): void => handleMaterialized(ctx, 'message.reply');
+
+function handleMaterialized(ctx: FrameContext, event: 'message.send' | 'message.reply'): void {
   const { frame } = ctx;
   if (!frame.payloadValid) throw new HubError('BAD_FRAME', `${event} payload is not an object`);
   const messageId = id(frame.payload.message_id);
