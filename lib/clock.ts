@@ -84,21 +84,43 @@ export class ManualClock implements Clock {
 
   advance(ms: number): void {
     const end = this.current + Math.max(0, ms);
-    for (;;) {
-      let dueHandle: object | undefined;
-      let due: ManualTimer | undefined;
-      for (const [handle, t] of this.timers) {
-        if (t.at > end) continue;
-        if (!due || t.at < due.at || (t.at === due.at && t.order < due.order)) {
-          due = t;
-          dueHandle = handle;
-        }
-      }
-      if (!due || !dueHandle) break;
-      this.timers.delete(dueHandle);
-      this.current = Math.max(this.current, due.at);
-      due.fn();
-    }
+    while (this.fireNext(end));
     this.current = end;
   }
+
+  /**
+   * `advance` for code that awaits between its timers (a radio's reconnect, a queue's pacing): between two timers,
+   * pending I/O callbacks and promise continuations run, so a timer armed by an async step inside the window fires
+   * in it too.
+   */
+  async tick(ms: number): Promise<void> {
+    const end = this.current + Math.max(0, ms);
+    do await settle();
+    while (this.fireNext(end));
+    this.current = end;
+    await settle();
+  }
+
+  /** Fires the earliest timer due by `end` (the first armed among equals); false when none is. */
+  private fireNext(end: number): boolean {
+    let dueHandle: object | undefined;
+    let due: ManualTimer | undefined;
+    for (const [handle, t] of this.timers) {
+      if (t.at > end) continue;
+      if (!due || t.at < due.at || (t.at === due.at && t.order < due.order)) {
+        due = t;
+        dueHandle = handle;
+      }
+    }
+    if (!due || !dueHandle) return false;
+    this.timers.delete(dueHandle);
+    this.current = Math.max(this.current, due.at);
+    due.fn();
+    return true;
+  }
+}
+
+/** Lets already-queued I/O callbacks, immediates and promise continuations run (a few rounds of the event loop). */
+export async function settle(rounds = 3): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
 }

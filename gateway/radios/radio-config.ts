@@ -4,11 +4,15 @@
  * `RADIO_CONFIG_SCHEMA` for the gateway's config validator; `resolveRadioConfig` applies them and is what
  * `createRadio` runs, so a radio built from code (tests, the demo) gets the same checks as one built from YAML.
  */
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { RadioError } from './radio';
 import {
   ADAPTER_PATTERN,
   UART_ADAPTER_PATTERN,
   ADVERTISE_NAME_MAX_BYTES,
+  type BLE_RADIO_SCHEMA,
+  type SERIAL_RADIO_SCHEMA,
+  type SIMULATED_RADIO_SCHEMA,
   type BoolSetting,
   type IntSetting,
   RADIO_ID_PATTERN,
@@ -20,109 +24,16 @@ export { RADIO_CONFIG_SCHEMA, SETTINGS as RADIO_SETTINGS } from './radio-schema'
 
 export const MESH_SERVICE_UUID = '6E400001-B5A3-F393-E0A9-E50E24DCCA9E';
 
-export interface RadioConfigBase {
-  /** Unique among the gateway's radios; appears in MQTT topics and logs: `^[a-z0-9][a-z0-9_-]{0,31}$`. */
-  id: string;
-  /** Frames each peer's write queue holds (waiting + in flight) before `send()` refuses with QUEUE_FULL. Default 64. */
-  queue_limit?: number;
-  /** Bytes each peer's write queue holds before `send()` refuses. Default 4 MiB. */
-  queue_byte_limit?: number;
-  /** Reconnect / reopen backoff. */
-  reconnect?: { initial_ms?: number; max_ms?: number };
-}
+/** A radio's config as written (defaults not applied yet), derived from its kind's schema in radio-schema.ts. */
+type AsWritten<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>;
 
-export interface BleRadioConfig extends RadioConfigBase {
-  kind: 'ble';
-  /** HCI adapter: `hci0`, `hci1`, … or its number, or a UART controller `uart:/dev/ttyACM0`. Default `hci0`. */
-  adapter?: string | number;
-  /** `hciN` adapters: `raw` (default; BlueZ keeps the adapter) or `user` (the gateway takes it from BlueZ). */
-  hci_channel?: 'raw' | 'user';
-  /** UART controllers: line speed. Default 1000000. */
-  baud_rate?: number;
-  /** UART controllers: RTS/CTS flow control. Default true. */
-  flow_control?: boolean;
-  /** Mesh GATT service; only change it for test firmware. */
-  service_uuid?: string;
-  /** Concurrent peer connections. Default 4 (a Pi's controller handles a handful of LE links well). */
-  max_peers?: number;
-  /** Give up a connection attempt after this long. Default 10 000 ms. */
-  connect_timeout_ms?: number;
-  /** Discovery, reads and subscription after connecting. Default 15 000 ms. */
-  handshake_timeout_ms?: number;
-  /** Least time between two writes to one peer (reference: 20 ms). */
-  min_write_gap_ms?: number;
-  /** A write-without-response counts as done when no callback came by then (reference write gate: 30 ms). */
-  write_gate_ms?: number;
-  /** Refuse peers whose IDENTITY blob does not verify or does not match DEVICE_ID (the reference centrals do). Default true. */
-  require_identity?: boolean;
-  /** Only connect to these peripheral ids or `off1…` addresses; empty = any peer advertising the service. */
-  allow_peers?: string[];
-  /** Restart scanning when it has been stopped this long without us asking. Default 5 000 ms. */
-  scan_restart_ms?: number;
-  /** After a scan starts, collect advertisements this long before choosing whom to connect (strongest first). Default 250 ms. */
-  discovery_window_ms?: number;
-  /** The GATT server (peripheral role) through `@stoprocent/bleno`: phones connect to the gateway as centrals. */
-  peripheral?: BlePeripheralConfig;
-}
-
-export interface BlePeripheralConfig {
-  /** Advertise the mesh service and serve MESSAGE / DEVICE_ID / IDENTITY. Default true. */
-  enabled?: boolean;
-  /** A local name in the scan response (at most 29 UTF-8 bytes). Default none: the reference phones advertise no name. */
-  advertise_name?: string;
-  /** Adapter of the peripheral role; default the radio's `adapter` (both roles on one controller). */
-  adapter?: string | number;
-  /** Centrals connected at once; advertising pauses while this many are. Default 4. */
-  max_clients?: number;
-  /**
-   * MESSAGE offers notify as well as indicate (default true; bleno then notifies every subscriber). false: indicate
-   * only, as the reference Android peripheral offers it, and every fragment waits for the central's confirmation.
-   */
-  notify?: boolean;
-}
-
-export interface SerialRadioConfig extends RadioConfigBase {
-  kind: 'serial';
-  /** Device path (`/dev/ttyACM0`, `/dev/serial/by-id/…`); or give `match`. */
-  path?: string;
-  /** Pick the first port whose list entry matches every given field (hex ids compare case-insensitively). */
-  match?: { vendor_id?: string; product_id?: string; serial_number?: string; manufacturer?: string };
-  /** Default 115200. */
-  baud_rate?: number;
-  /** The largest payload accepted or sent (serial-framing.md); default and ceiling 1 048 576. */
-  max_frame_bytes?: number;
-  /** Peer id for the device at the other end; default `serial:<path>`. */
-  peer_id?: string;
-  /** Wire versions assumed until the device's HELLO says otherwise. Default [] (JSON floor only). */
-  wire_versions?: number[];
-  /** Send PING this often and count the device gone after three silent periods; 0 = presence follows the port. Default 0. */
-  keepalive_ms?: number;
-}
-
-export interface SimulatedPeerConfig {
-  /** Link id of the virtual peer. */
-  id: string;
-  /** Its mesh address; default: derived from a key seeded by radio id and peer id (stable across runs). */
-  address?: string;
-  /** Default [1] (binary-capable). */
-  wire_versions?: number[];
-  /** Reported MTU; with `fragment` on the radio it sets the fragment size (fragmentSizeForMtu). */
-  mtu?: number;
-  rssi?: number;
-  /** Answer every frame addressed to it that requires an ACK with a reference-shaped ACK. Default true. */
-  auto_ack?: boolean;
-  /** Send a text message every `everyMs` (for the demo). */
-  talk?: { every_ms: number; recipient?: string; app_id?: string; text?: string };
-}
-
-export interface SimulatedRadioConfig extends RadioConfigBase {
-  kind: 'simulated';
-  peers?: SimulatedPeerConfig[];
-  /** Frames cross the virtual link as BLE fragments through the real fragmenter and reassembler. Default true. */
-  fragment?: boolean;
-  /** One-way latency of the virtual link. Default 0. */
-  latency_ms?: number;
-}
+export type BleRadioConfig = AsWritten<typeof BLE_RADIO_SCHEMA>;
+export type BlePeripheralConfig = NonNullable<BleRadioConfig['peripheral']>;
+export type SerialRadioConfig = AsWritten<typeof SERIAL_RADIO_SCHEMA>;
+export type SimulatedRadioConfig = AsWritten<typeof SIMULATED_RADIO_SCHEMA>;
+export type SimulatedPeerConfig = NonNullable<SimulatedRadioConfig['peers']>[number];
+/** What every kind has. */
+export type RadioConfigBase = Pick<BleRadioConfig, 'id' | 'queue_limit' | 'queue_byte_limit' | 'reconnect'>;
 
 export type RadioConfig = BleRadioConfig | SerialRadioConfig | SimulatedRadioConfig;
 

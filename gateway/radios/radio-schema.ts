@@ -94,27 +94,122 @@ export const SETTINGS = {
   wireVersion: int(0, 255),
 } as const;
 
-const adapterSchema = (extra: Record<string, unknown>): Record<string, unknown> => ({
+/** A role's controller: `hciN` (or its number) or `uart:<device>`. */
+const ADAPTER = {
   oneOf: [
     { type: 'string', pattern: ADAPTER_PATTERN },
     { type: 'string', pattern: UART_ADAPTER_PATTERN },
     { type: 'integer', ...SETTINGS.adapter },
   ],
-  ...extra,
-});
+} as const;
 
-const wireVersions = { type: 'array', items: SETTINGS.wireVersion };
+const WIRE_VERSIONS = { type: 'array', items: SETTINGS.wireVersion } as const;
 
-const commonProps = (kind: keyof typeof SETTINGS.reconnectDefaults): Record<string, unknown> => ({
-  id: { type: 'string', pattern: RADIO_ID_PATTERN, description: 'unique radio id' },
-  ...SETTINGS.common,
-  reconnect: {
-    type: 'object',
-    additionalProperties: false,
-    description: `default initial_ms ${SETTINGS.reconnectDefaults[kind].initial_ms}, max_ms ${SETTINGS.reconnectDefaults[kind].max_ms}`,
-    properties: SETTINGS.reconnect,
+const commonProps = <K extends keyof typeof SETTINGS.reconnectDefaults>(kind: K) =>
+  ({
+    id: { type: 'string', pattern: RADIO_ID_PATTERN, description: 'Unique among the gateway\'s radios; appears in MQTT topics and logs.' },
+    ...SETTINGS.common,
+    reconnect: {
+      type: 'object',
+      additionalProperties: false,
+      description: `Reconnect / reopen backoff; default initial_ms ${SETTINGS.reconnectDefaults[kind].initial_ms}, max_ms ${SETTINGS.reconnectDefaults[kind].max_ms}.`,
+      properties: SETTINGS.reconnect,
+    },
+  }) as const;
+
+// One schema per kind: `RADIO_CONFIG_SCHEMA` applies them by `kind` (if/then keeps Ajv's errors about the one kind
+// meant), and radio-config.ts derives each kind's config type from its schema.
+
+export const BLE_RADIO_SCHEMA = {
+  type: 'object',
+  required: ['id', 'kind'],
+  additionalProperties: false,
+  properties: {
+    ...commonProps('ble'),
+    kind: { const: 'ble' },
+    adapter: { ...ADAPTER, default: 'hci0', description: 'HCI adapter (hci0, hci1, … or its number) or a UART controller (uart:/dev/ttyACM0).' },
+    hci_channel: SETTINGS.hciChannel,
+    service_uuid: { type: 'string', pattern: UUID_PATTERN, description: 'Mesh GATT service; only change it for test firmware.' },
+    ...SETTINGS.ble,
+    allow_peers: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Only connect to these peripheral ids or off1… addresses; empty = any peer advertising the service.' },
+    peripheral: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'GATT server (peripheral role) through @stoprocent/bleno: phones connect to the gateway as centrals.',
+      properties: {
+        enabled: SETTINGS.peripheral.enabled,
+        advertise_name: { type: 'string', minLength: 1, description: `Scan-response name, at most ${ADVERTISE_NAME_MAX_BYTES} UTF-8 bytes; default none (the reference phones advertise no name).` },
+        adapter: { ...ADAPTER, description: "The peripheral role's controller; default the radio's adapter (both roles on one controller)." },
+        max_clients: SETTINGS.peripheral.max_clients,
+        notify: SETTINGS.peripheral.notify,
+      },
+    },
   },
-});
+} as const;
+
+export const SERIAL_RADIO_SCHEMA = {
+  type: 'object',
+  required: ['id', 'kind'],
+  additionalProperties: false,
+  anyOf: [{ required: ['path'] }, { required: ['match'] }],
+  properties: {
+    ...commonProps('serial'),
+    kind: { const: 'serial' },
+    path: { type: 'string', minLength: 1, description: 'Device path (/dev/ttyACM0, /dev/serial/by-id/…); or give match.' },
+    match: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      description: 'Pick the first port whose list entry matches every given field (hex ids compare case-insensitively).',
+      properties: {
+        vendor_id: { type: 'string', minLength: 1 },
+        product_id: { type: 'string', minLength: 1 },
+        serial_number: { type: 'string', minLength: 1 },
+        manufacturer: { type: 'string', minLength: 1 },
+      },
+    },
+    ...SETTINGS.serial,
+    peer_id: { type: 'string', minLength: 1, description: 'Peer id for the device at the other end; default serial:<path>.' },
+    wire_versions: { ...WIRE_VERSIONS, description: "Wire versions assumed until the device's HELLO says otherwise; default [] (JSON floor only)." },
+  },
+} as const;
+
+export const SIMULATED_RADIO_SCHEMA = {
+  type: 'object',
+  required: ['id', 'kind'],
+  additionalProperties: false,
+  properties: {
+    ...commonProps('simulated'),
+    kind: { const: 'simulated' },
+    ...SETTINGS.simulated,
+    peers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', minLength: 1, maxLength: 128, description: 'Link id of the virtual peer.' },
+          address: { type: 'string', minLength: 1, description: 'Its mesh address; default derived from a key seeded by radio id and peer id (stable across runs).' },
+          wire_versions: { ...WIRE_VERSIONS, description: 'Default [1] (binary-capable).' },
+          ...SETTINGS.simulatedPeer,
+          talk: {
+            type: 'object',
+            required: ['every_ms'],
+            additionalProperties: false,
+            description: 'Send a text message this often (for the demo).',
+            properties: {
+              ...SETTINGS.talk,
+              recipient: { type: 'string' },
+              app_id: { type: 'string' },
+              text: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
 
 /** JSON Schema (draft-07, Ajv-ready) of one entry of the gateway's `radios` list, keyed by `kind`. */
 export const RADIO_CONFIG_SCHEMA = {
@@ -122,94 +217,8 @@ export const RADIO_CONFIG_SCHEMA = {
   required: ['id', 'kind'],
   properties: { kind: { enum: ['ble', 'serial', 'simulated'] } },
   allOf: [
-    {
-      if: { properties: { kind: { const: 'ble' } } },
-      then: {
-        additionalProperties: false,
-        properties: {
-          ...commonProps('ble'),
-          kind: { const: 'ble' },
-          adapter: adapterSchema({ default: 'hci0' }),
-          hci_channel: SETTINGS.hciChannel,
-          service_uuid: { type: 'string', pattern: UUID_PATTERN },
-          ...SETTINGS.ble,
-          allow_peers: { type: 'array', items: { type: 'string', minLength: 1 } },
-          peripheral: {
-            type: 'object',
-            additionalProperties: false,
-            description: 'GATT server (peripheral role) through @stoprocent/bleno: phones connect to the gateway as centrals.',
-            properties: {
-              enabled: SETTINGS.peripheral.enabled,
-              advertise_name: { type: 'string', minLength: 1, description: `scan-response name, at most ${ADVERTISE_NAME_MAX_BYTES} UTF-8 bytes; default none` },
-              adapter: adapterSchema({ description: "default: the radio's adapter" }),
-              max_clients: SETTINGS.peripheral.max_clients,
-              notify: SETTINGS.peripheral.notify,
-            },
-          },
-        },
-      },
-    },
-    {
-      if: { properties: { kind: { const: 'serial' } } },
-      then: {
-        additionalProperties: false,
-        anyOf: [{ required: ['path'] }, { required: ['match'] }],
-        properties: {
-          ...commonProps('serial'),
-          kind: { const: 'serial' },
-          path: { type: 'string', minLength: 1 },
-          match: {
-            type: 'object',
-            additionalProperties: false,
-            minProperties: 1,
-            properties: {
-              vendor_id: { type: 'string', minLength: 1 },
-              product_id: { type: 'string', minLength: 1 },
-              serial_number: { type: 'string', minLength: 1 },
-              manufacturer: { type: 'string', minLength: 1 },
-            },
-          },
-          ...SETTINGS.serial,
-          peer_id: { type: 'string', minLength: 1 },
-          wire_versions: wireVersions,
-        },
-      },
-    },
-    {
-      if: { properties: { kind: { const: 'simulated' } } },
-      then: {
-        additionalProperties: false,
-        properties: {
-          ...commonProps('simulated'),
-          kind: { const: 'simulated' },
-          ...SETTINGS.simulated,
-          peers: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['id'],
-              additionalProperties: false,
-              properties: {
-                id: { type: 'string', minLength: 1, maxLength: 128 },
-                address: { type: 'string', minLength: 1 },
-                wire_versions: wireVersions,
-                ...SETTINGS.simulatedPeer,
-                talk: {
-                  type: 'object',
-                  required: ['every_ms'],
-                  additionalProperties: false,
-                  properties: {
-                    ...SETTINGS.talk,
-                    recipient: { type: 'string' },
-                    app_id: { type: 'string' },
-                    text: { type: 'string' },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
+    { if: { properties: { kind: { const: 'ble' } } }, then: BLE_RADIO_SCHEMA },
+    { if: { properties: { kind: { const: 'serial' } } }, then: SERIAL_RADIO_SCHEMA },
+    { if: { properties: { kind: { const: 'simulated' } } }, then: SIMULATED_RADIO_SCHEMA },
   ],
 } as const;

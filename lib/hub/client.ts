@@ -1,11 +1,12 @@
 /**
  * `HubClient`: one logical connection to a ClawlingChat Message Hub, shared by any number of users (the Node-RED
- * hub-config node, the gateway's hub bridge, the CLI). A facade over the parts that do the work: the connection
- * loop (connection-loop.ts: token, connect, hello, backoff, reconnect), the session's liveness (liveness.ts: replay
- * idle, probes), the send path (send-path.ts, over lib/hub/outbox.ts and lib/store's DurableOutbox), and the
- * receive pipeline with its acks (receive-pipeline.ts, ack-scheduler.ts). It keeps the `state`, what one session
- * carries (the live connection, replay, reading paused or not), and the local state of signals (typing, presence,
- * permission cards).
+ * hub-config node, the gateway's hub bridge, the CLI). A facade over the parts that do the work, each in its folder:
+ * connection/ (the loop: token, connect, hello, backoff, reconnect; the session's liveness: replay idle, probes),
+ * send/ (the send path over send/outbox.ts and lib/store's DurableOutbox, the composers, the stream writer) and
+ * receive/ (the pipeline, its handlers and the acks). The parts share core.ts and tell each other what happened
+ * through its one internal event map; `listen()` below is where those events move the client's state: the `state`,
+ * what one session carries (the live connection, replay, reading paused or not), and the local state of signals
+ * (typing, presence, permission cards).
  *
  * State machine (events.ts `HubState`):
  *
@@ -18,10 +19,11 @@
  * Everything time-related reads the injected clock; the receive path's scheduling is `setImmediate` on purpose
  * (it is the frame path of guide §11.7, which must not depend on timers).
  */
-import { ChatGate } from './chat-gate';
-import type { Clock, TimerHandle } from './clock';
-import { ConnectionLoop, type StateChange } from './connection-loop';
-import { composeMessage, composeReaction, type ReactInput, type SendInput } from './compose';
+import { ChatGate } from './send/chat-gate';
+import type { Clock, TimerHandle } from '../clock';
+import { ConnectionLoop } from './connection/connection-loop';
+import { HubCore, type StateChange } from './core';
+import { composeMessage, composeReaction, type ReactInput, type SendInput } from './send/compose';
 import { EVENT, uplink, type Peer } from './envelope';
 import { HubError } from './errors';
 import type {
@@ -33,25 +35,24 @@ import type {
   PermissionCard,
   SendHandle,
 } from './events';
-import type { ReceiveServices } from './handlers';
-import { AckScheduler } from './ack-scheduler';
+import type { ReceiveServices } from './receive/handlers';
+import { AckScheduler } from './receive/ack-scheduler';
 import { checkChatId, checkMessageId, createIdMinter, mintDeviceId, type IdMinter } from './ids';
 import { isObject, type JsonObject } from './json';
 import { resolveOptions, type HubClientOptions, type ResolvedOptions } from './options';
-import type { Outbox, OutboxEntry } from './outbox';
-import { checkFrameSize, checkGate, SendPath } from './send-path';
-import { PermissionCards } from './permission-cards';
+import type { Outbox, OutboxEntry } from './send/outbox';
+import { checkFrameSize, checkGate, SendPath } from './send/send-path';
+import { PermissionCards } from './receive/permission-cards';
 import { PresenceSubscriptions } from './presence';
 import { READ_PREFIX, readCursorKey, readSentKey } from './read-cursor';
-import { ReceivePipeline } from './receive-pipeline';
-import type { Session, HelloInfo, SessionEnd } from './session';
-import { StreamAssembler } from './stream-assembler';
-import { StreamWriter, type FinalizeInput } from './stream-writer';
+import { ReceivePipeline } from './receive/receive-pipeline';
+import type { HelloInfo, LiveSession } from './session-info';
+import { StreamAssembler } from './receive/stream-assembler';
+import { StreamWriter, type FinalizeInput } from './send/stream-writer';
 import { TraceRegistry } from './trace-registry';
-import { TypedEmitter, type ListenersOf } from '../typed-emitter';
 import { TypingProducer, TypingReceiver } from './typing';
-import { InboundPersisters, type InboundPersister } from './inbound-persister';
-import { Liveness } from './liveness';
+import { InboundPersisters, type InboundPersister } from './receive/inbound-persister';
+import { Liveness } from './connection/liveness';
 import { MemoryStore, type Queue, type Store } from '../store';
 
 export const DEVICE_ID_KEY = 'hub.device_id';
@@ -94,7 +95,7 @@ export class HubClient {
   readonly store: Store;
   private readonly o: ResolvedOptions;
   private readonly clock: Clock;
-  private readonly emitter: TypedEmitter<ListenersOf<HubClientEvents>>;
+  private readonly core: HubCore;
   private readonly ids: IdMinter;
   private readonly device: string;
   private readonly outbox: Outbox;
@@ -116,16 +117,9 @@ export class HubClient {
   private readonly loop: ConnectionLoop;
 
   private statusValue: HubStatus;
-  private live: Session | undefined;
-  private replaying = false;
   private replayFrames = 0;
-  private stopping = false;
   private started = false;
   private resetRequest: { sessionId: number; clearLocal: boolean; resolve(): void; reject(e: HubError): void; timer: TimerHandle } | undefined;
-  /** The last batch could not be persisted: the next hello-ok must not reset the backoff (a broken disk is no reason to spin). */
-  private persistFailed = false;
-  /** The session whose socket reading is paused (receive backlog full, or a consumer's hold). */
-  private readPaused: Session | undefined;
   private receiveHolds = 0;
   private dseqGaps = 0;
 
@@ -134,94 +128,27 @@ export class HubClient {
     this.clock = this.o.clock;
     this.userId = this.o.userId;
     this.store = this.o.store ?? new MemoryStore();
-    this.emitter = new TypedEmitter<ListenersOf<HubClientEvents>>((err, event) => this.listenerThrew(String(event), err));
     this.ids = createIdMinter(() => this.clock.now());
     this.device = this.o.deviceId ?? this.storedDeviceId();
-    this.loop = new ConnectionLoop(
-      {
-        clock: this.clock,
-        options: this.o,
-        deviceId: this.device,
-        traceId: (prefix) => this.ids.traceId(prefix),
-        state: () => this.statusValue.state,
-        setState: (next) => this.setState(next),
-        stopping: () => this.stopping,
-        persistFailed: () => this.persistFailed,
-        warn: (err) => this.warn(err),
-        helloOk: (session, hello) => this.onHelloOk(session, hello),
-        frame: (session, parsed) => {
-          if (session !== this.live) return;
-          if (this.replaying) this.replayFrames++;
-          this.liveness.frameSeen();
-          this.pipeline.push({ sessionId: session.id, parsed, replay: this.replaying });
-          if (this.pipeline.saturated) this.updateReading();
-        },
-        dseqGap: (_session, expected, got) => {
-          this.dseqGaps++;
-          this.warn(new HubError('DSEQ_GAP', `dseq ${got} arrived where ${expected} was due; reconnecting so that replay refills the gap`, { expected, got }));
-        },
-        sessionEnded: (session, end) => this.onSessionEnd(session, end),
-      },
-      this.o.token,
-    );
-    this.sends = new SendPath({
-      clock: this.clock,
-      options: this.o,
-      store: this.store,
-      emitter: this.emitter,
-      gate: () => this.gate,
-      live: () => this.live,
-      stopping: () => this.stopping,
-      stopped: () => this.statusValue.state === 'stopped',
-      warn: (err) => this.warn(err),
-    });
+    this.core = new HubCore(this.o, this.clock, this.store, this.userId, this.device, this.ids, (err, event) => this.listenerThrew(event, err));
+    this.gate = new ChatGate(this.clock, this.o.chatGateMs, this.o.gateExemptChatIds);
+    this.typingGate = new ChatGate(this.clock, this.o.chatGateMs, this.o.gateExemptChatIds);
+    this.loop = new ConnectionLoop(this.core, this.o.token);
+    this.sends = new SendPath(this.core, this.gate);
     this.outbox = this.sends.outbox;
     this.ack = new AckScheduler(
       this.clock,
       { debounceMs: this.o.ackDebounceMs, resendMs: this.o.ackResendMs, eagerWindow: this.o.ackEagerWindow },
       (mode, value, epoch) => this.sendAck(mode, value, epoch),
     );
-    this.gate = new ChatGate(this.clock, this.o.chatGateMs, this.o.gateExemptChatIds);
-    this.typingGate = new ChatGate(this.clock, this.o.chatGateMs, this.o.gateExemptChatIds);
-    this.typingIn = new TypingReceiver(this.clock, this.o.typingExpiryMs, (e) => this.emitter.emit('typing', e));
+    this.typingIn = new TypingReceiver(this.clock, this.o.typingExpiryMs, (e) => this.core.events.emit('typing', e));
     this.typingOut = new TypingProducer(this.clock, this.o.typingRefreshMs, this.o.typingMaxMs, (chatId, isTyping) => this.sendTyping(chatId, isTyping));
-    this.permissions = new PermissionCards(this.clock, (e) => this.emitter.emit('permission', e));
+    this.permissions = new PermissionCards(this.clock, (e) => this.core.events.emit('permission', e));
     this.streams = new StreamAssembler(() => this.clock.now(), { maxStreamChars: this.o.streamMaxChars, maxTotalChars: this.o.streamTotalMaxChars });
     this.history = this.store.queue(HISTORY_QUEUE, { capacity: 10_000, overflow: 'reject' });
-    this.liveness = new Liveness(
-      {
-        clock: this.clock,
-        live: () => this.live,
-        readPaused: (session) => this.readPaused === session,
-        replaying: () => this.replaying,
-        // The pipeline may still hold replayed frames; end replay only once they are handled.
-        replayIdle: (session) => void this.pipeline.idle().then(() => this.onReplayDone(session.id, true)),
-        ping: (session, now) => session.send(uplink(EVENT.ping, this.ids.traceId('ping'), now, {})),
-        warn: (err) => this.warn(err),
-      },
-      { replayIdleMs: this.o.replayIdleMs, pingSilenceMs: this.o.pingSilenceMs, pongTimeoutMs: this.o.pongTimeoutMs },
-    );
-    this.pipeline = new ReceivePipeline(this.receiveServices(), {
-      send: (sessionId, frame) => {
-        if (this.live?.id === sessionId) this.live.send(frame);
-      },
-      persisted: (sessionId, dseq, seq) => {
-        if (this.live?.id !== sessionId) return;
-        if (dseq !== undefined) this.ack.persistedDseq(dseq);
-        if (seq !== undefined) this.ack.persistedSeq(seq);
-      },
-      afterBatch: () => {
-        this.persistFailed = false;
-        this.ack.tick();
-      },
-      commitFailed: (err) => {
-        this.persistFailed = true;
-        this.warn(new HubError('STORE_FAILED', `received frames could not be persisted; reconnecting so that replay brings them back: ${(err as Error).message}`, {}, { cause: err }));
-        this.live?.close('dead-socket', true);
-      },
-      warn: (err) => this.warn(err),
-      drained: () => this.updateReading(),
-    }, { maxFrames: this.o.receiveMaxFrames, maxChars: this.o.receiveMaxChars });
+    this.liveness = new Liveness(this.core, { replayIdleMs: this.o.replayIdleMs, pingSilenceMs: this.o.pingSilenceMs, pongTimeoutMs: this.o.pongTimeoutMs });
+    this.pipeline = new ReceivePipeline(this.receiveServices(), { maxFrames: this.o.receiveMaxFrames, maxChars: this.o.receiveMaxChars });
+    this.listen();
     if (this.outbox.unreadable > 0) {
       this.warn(new HubError('STORE_FAILED', `${this.outbox.unreadable} unreadable outbox records were dropped`, { count: this.outbox.unreadable }));
     }
@@ -246,17 +173,17 @@ export class HubClient {
   }
 
   on<K extends keyof HubClientEvents & string>(event: K, listener: (value: HubClientEvents[K]) => void): this {
-    this.emitter.on(event, listener);
+    this.core.events.on(event, listener);
     return this;
   }
 
   once<K extends keyof HubClientEvents & string>(event: K, listener: (value: HubClientEvents[K]) => void): this {
-    this.emitter.once(event, listener);
+    this.core.events.once(event, listener);
     return this;
   }
 
   off<K extends keyof HubClientEvents & string>(event: K, listener: (value: HubClientEvents[K]) => void): this {
-    this.emitter.off(event, listener);
+    this.core.events.off(event, listener);
     return this;
   }
 
@@ -273,7 +200,7 @@ export class HubClient {
 
   /** Opens the connection (and keeps it open until `stop`). Sends made before are kept in the outbox. */
   start(): void {
-    if (this.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'a stopped client cannot be started again; create a new one');
+    if (this.core.stopping || this.statusValue.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'a stopped client cannot be started again; create a new one');
     if (this.started) return;
     this.started = true;
     this.loop.start();
@@ -287,7 +214,7 @@ export class HubClient {
   async stop(): Promise<void> {
     if (this.statusValue.state === 'stopped') return;
     this.sends.commitStaged();
-    this.stopping = true;
+    this.core.stopping = true;
     this.typingOut.stopAll();
     this.pipeline.drainNow();
     this.ack.flush();
@@ -301,7 +228,7 @@ export class HubClient {
     this.resetRequest?.reject(new HubError('CLIENT_STOPPED', 'the client stopped before the cursor reset was confirmed'));
     this.sends.rejectWaiters();
     this.loop.release();
-    this.live = undefined;
+    this.core.live = undefined;
     this.setState({ state: 'stopped' });
   }
 
@@ -309,7 +236,7 @@ export class HubClient {
   setToken(token: HubClientOptions['token'], options: { reconnect?: boolean } = {}): void {
     if (typeof token !== 'function' && (typeof token !== 'string' || token === '')) throw new HubError('BAD_ARGUMENT', 'token must be a non-empty string or a function');
     this.loop.replaceToken(token);
-    if (!this.started || this.stopping) return;
+    if (!this.started || this.core.stopping) return;
     this.loop.tokenChanged(options.reconnect !== false);
   }
 
@@ -345,7 +272,7 @@ export class HubClient {
    */
   subscribePresence(userId: string, subscriber?: string): void {
     this.presence.add(userId, subscriber);
-    this.live?.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
+    this.core.live?.send(uplink(EVENT.presenceSubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
   }
 
   /** Releases `subscriber`'s hold; the hub is told only when nobody holds the user any more. True when it was told (or will be). */
@@ -377,7 +304,7 @@ export class HubClient {
       throw new HubError('BAD_ARGUMENT', 'lastReadEmittedAt must be a positive number of milliseconds');
     }
     const advanced = this.store.kv.setMax(readCursorKey(chatId), lastReadEmittedAt);
-    if (advanced && this.live && !this.replaying) this.sendRead(chatId, lastReadEmittedAt);
+    if (advanced && this.core.live && !this.core.replaying) this.sendRead(chatId, lastReadEmittedAt);
     return advanced;
   }
 
@@ -398,7 +325,7 @@ export class HubClient {
         now: () => this.clock.now(),
         traceId: () => this.ids.traceId('str'),
         sendLifecycle: (frame, onRejected) => {
-          if (!this.live || !this.live.send(frame)) throw new HubError('NOT_CONNECTED', 'streaming frames need a live connection');
+          if (!this.core.live || !this.core.live.send(frame)) throw new HubError('NOT_CONNECTED', 'streaming frames need a live connection');
           this.traces.remember(frame.trace_id, { event: frame.event, chatId, messageId, onRejected });
         },
         finalize: (f: FinalizeInput & { chatId: string; messageId: string; to: Peer | undefined }) =>
@@ -436,7 +363,7 @@ export class HubClient {
       ciphertext_fragments: input.ciphertextFragments,
     });
     checkFrameSize(frame, this.o.maxFrameBytes);
-    if (!this.live || !this.live.send(frame)) throw new HubError('NOT_CONNECTED', 'history.transit needs a live connection');
+    if (!this.core.live || !this.core.live.send(frame)) throw new HubError('NOT_CONNECTED', 'history.transit needs a live connection');
     this.traces.remember(traceId, { event: EVENT.historyTransit, chatId: undefined, messageId: undefined });
     return traceId;
   }
@@ -459,15 +386,17 @@ export class HubClient {
    * With `clearLocal` (default true) the local dedup table is emptied at that close, so everything is reported anew.
    */
   resetCursor(options: { clearLocal?: boolean } = {}): Promise<void> {
-    const session = this.live;
+    const session = this.core.live;
     if (!session) return Promise.reject(new HubError('NOT_CONNECTED', 'device.cursor.reset needs a live connection'));
     if (this.resetRequest) return Promise.reject(new HubError('BAD_ARGUMENT', 'a cursor reset is already pending'));
     return new Promise<void>((resolve, reject) => {
       const timer = this.clock.setTimeout(() => {
         this.resetRequest = undefined;
+        this.core.resetSession = undefined;
         reject(new HubError('RESET_NOT_CONFIRMED', 'the hub did not close the connection after device.cursor.reset; it may have failed server-side'));
       }, this.o.cursorResetTimeoutMs);
       this.resetRequest = { sessionId: session.id, clearLocal: options.clearLocal !== false, resolve, reject, timer };
+      this.core.resetSession = session.id;
       session.send(uplink(EVENT.cursorReset, this.ids.traceId('reset'), this.clock.now(), {}));
     });
   }
@@ -498,7 +427,7 @@ export class HubClient {
       connections: this.loop.connectionCount,
       outbox: this.outbox.size,
       inFlight: this.outbox.inFlight,
-      deliveryMode: this.live ? this.ack.deliveryMode : undefined,
+      deliveryMode: this.core.live ? this.ack.deliveryMode : undefined,
       receiveSaturations: c.saturations,
       receivePeakBacklog: c.peakBacklog,
     };
@@ -522,14 +451,14 @@ export class HubClient {
 
   /** Pauses or resumes reading the live socket as the receive backlog and the holds ask. */
   private updateReading(): void {
-    const session = this.live;
+    const session = this.core.live;
     const pause = this.pipeline.saturated || this.receiveHolds > 0;
-    if (pause && session && this.readPaused !== session) {
-      this.readPaused = session;
+    if (pause && session && this.core.readPaused !== session) {
+      this.core.readPaused = session;
       session.pauseReading();
-    } else if (!pause && this.readPaused) {
-      if (this.readPaused === session) session.resumeReading();
-      this.readPaused = undefined;
+    } else if (!pause && this.core.readPaused) {
+      if (this.core.readPaused === session) session.resumeReading();
+      this.core.readPaused = undefined;
     }
   }
 
@@ -541,11 +470,11 @@ export class HubClient {
   // ─── connection lifecycle ────────────────────────────────────────────────────────────────────────────────────
 
   /** The loop's session reached `hello-ok`: it is the live one; replay begins. */
-  private onHelloOk(session: Session, hello: HelloInfo): void {
-    this.live = session;
+  private onHelloOk(session: LiveSession, hello: HelloInfo): void {
+    this.core.live = session;
     const mode: DeliveryMode = hello.ackEpoch !== undefined ? 'v2' : this.o.capabilities.reliable_delivery ? 'v1' : 'legacy';
     this.ack.begin(mode, hello.ackEpoch);
-    this.replaying = true;
+    this.core.replaying = true;
     this.replayFrames = 0;
     if (hello.deviceId !== undefined && hello.deviceId !== this.device) {
       this.warn(new HubError('BAD_OPTIONS', `the hub resolved device id ${hello.deviceId}, not ${this.device}`, { resolved: hello.deviceId }));
@@ -558,44 +487,45 @@ export class HubClient {
     this.sends.pump();
   }
 
-  /** The loop's session ended: nothing is live; true when a cursor reset of ours explains the close. */
-  private onSessionEnd(session: Session, _end: SessionEnd): boolean {
-    this.live = undefined;
-    this.readPaused = undefined;
-    this.replaying = false;
+  /** The loop's session ended: nothing is live; a cursor reset of ours that it confirms is settled. */
+  private onSessionEnd(session: LiveSession): void {
+    this.core.live = undefined;
+    this.core.readPaused = undefined;
+    this.core.replaying = false;
     this.ack.end();
     this.outbox.requeueAll();
     this.liveness.end();
     const reset = this.resetRequest && this.resetRequest.sessionId === session.id ? this.resetRequest : undefined;
-    if (!reset) return false;
+    if (!reset) return;
     this.resetRequest = undefined;
+    this.core.resetSession = undefined;
     this.clock.clearTimeout(reset.timer);
     if (reset.clearLocal) {
       this.pipeline.drainNow();
       this.store.inbox.clear();
     }
     reset.resolve();
-    return true;
   }
 
   private setState(next: StateChange): void {
+    this.core.state = next.state;
     this.statusValue = { ...next, since: this.clock.now(), attempt: this.loop.attempt, deviceId: this.device };
     this.o.logger.debug?.('hub state', { state: next.state, cause: next.cause, reason: next.reason, retryInMs: next.retryInMs });
-    this.emitter.emit('state', this.status());
+    this.core.events.emit('state', this.status());
   }
 
   private onReplayDone(sessionId: number, fallback: boolean): void {
-    if (this.live?.id !== sessionId || !this.replaying) return;
-    this.replaying = false;
+    if (this.core.live?.id !== sessionId || !this.core.replaying) return;
+    this.core.replaying = false;
     this.liveness.replayEnded();
     this.ack.flush();
     this.setState({ state: 'connected', deliveryMode: this.ack.deliveryMode });
-    this.emitter.emit('replay-done', { frames: this.replayFrames, fallback });
+    this.core.events.emit('replay-done', { frames: this.replayFrames, fallback });
     this.resendReadCursors();
   }
 
   private sendAck(mode: 'v2' | 'v1', value: number, epoch: string | undefined): boolean {
-    const session = this.live;
+    const session = this.core.live;
     if (!session) return false;
     const frame =
       mode === 'v2'
@@ -605,15 +535,15 @@ export class HubClient {
   }
 
   private sendPresenceUnsubscribe(userId: string): void {
-    this.live?.send(uplink(EVENT.presenceUnsubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
+    this.core.live?.send(uplink(EVENT.presenceUnsubscribe, this.ids.traceId('pres'), this.clock.now(), { user_id: userId }));
   }
 
   private sendTyping(chatId: string, isTyping: boolean): void {
-    this.live?.send(uplink(EVENT.typing, this.ids.traceId('typ'), this.clock.now(), { is_typing: isTyping }, { chat_id: chatId }));
+    this.core.live?.send(uplink(EVENT.typing, this.ids.traceId('typ'), this.clock.now(), { is_typing: isTyping }, { chat_id: chatId }));
   }
 
   private sendRead(chatId: string, at: number): void {
-    if (this.live?.send(uplink(EVENT.read, this.ids.traceId('read'), this.clock.now(), { last_read_emitted_at: at }, { chat_id: chatId }))) {
+    if (this.core.live?.send(uplink(EVENT.read, this.ids.traceId('read'), this.clock.now(), { last_read_emitted_at: at }, { chat_id: chatId }))) {
       this.store.kv.setMax(readSentKey(chatId), at);
     }
   }
@@ -632,10 +562,8 @@ export class HubClient {
 
   private receiveServices(): ReceiveServices {
     return {
+      core: this.core,
       store: this.store,
-      clock: this.clock,
-      userId: this.userId,
-      deviceId: () => this.device,
       outbox: this.outbox,
       traces: this.traces,
       gate: this.gate,
@@ -648,11 +576,47 @@ export class HubClient {
       sends: this.sends.settlement(),
       persisters: this.persisters,
       inboxBodyMaxBytes: 64 * 1024,
-      // Typed at `FrameServices.emit`; TypeScript cannot map a generic key through `ListenersOf` here.
-      emit: (event, value) => (event === 'warning' ? this.warn(value as HubError) : this.emitter.emit(event, value as never)),
-      listens: (event) => this.emitter.listenerCount(event) > 0,
-      replayDone: (sessionId) => this.onReplayDone(sessionId, false),
     };
+  }
+
+  /** How the parts' internal events (core.ts) move the client's state: the one place a session's life is ordered. */
+  private listen(): void {
+    const { bus } = this.core;
+    bus.on('state', (next) => this.setState(next));
+    bus.on('warning', (err) => {
+      this.o.logger.warn?.(err.message, { code: err.code });
+      this.core.events.emit('warning', err);
+    });
+    bus.on('session-open', ({ session, hello }) => this.onHelloOk(session, hello));
+    bus.on('frame', ({ session, parsed }) => {
+      if (session !== this.core.live) return;
+      if (this.core.replaying) this.replayFrames++;
+      this.liveness.frameSeen();
+      this.pipeline.push({ sessionId: session.id, parsed, replay: this.core.replaying });
+    });
+    bus.on('dseq-gap', ({ expected, got }) => {
+      this.dseqGaps++;
+      this.warn(new HubError('DSEQ_GAP', `dseq ${got} arrived where ${expected} was due; reconnecting so that replay refills the gap`, { expected, got }));
+    });
+    bus.on('session-end', ({ session }) => this.onSessionEnd(session));
+    // The pipeline may still hold replayed frames; end replay only once they are handled.
+    bus.on('replay-idle', (session) => void this.pipeline.idle().then(() => this.onReplayDone(session.id, true)));
+    bus.on('replay-done', (sessionId) => this.onReplayDone(sessionId, false));
+    bus.on('persisted', ({ sessionId, dseq, seq }) => {
+      if (this.core.live?.id !== sessionId) return;
+      if (dseq !== undefined) this.ack.persistedDseq(dseq);
+      if (seq !== undefined) this.ack.persistedSeq(seq);
+    });
+    bus.on('batch-committed', () => {
+      this.core.persistFailed = false;
+      this.ack.tick();
+    });
+    bus.on('commit-failed', (err) => {
+      this.core.persistFailed = true;
+      this.warn(new HubError('STORE_FAILED', `received frames could not be persisted; reconnecting so that replay brings them back: ${(err as Error).message}`, {}, { cause: err }));
+      this.core.live?.close('dead-socket', true);
+    });
+    bus.on('backlog', () => this.updateReading());
   }
 
   private storedDeviceId(): string {
@@ -664,13 +628,12 @@ export class HubClient {
   }
 
   private warn(err: HubError): void {
-    this.o.logger.warn?.(err.message, { code: err.code });
-    this.emitter.emit('warning', err);
+    this.core.warn(err);
   }
 
   private listenerThrew(event: string, err: unknown): void {
     const wrapped = new HubError('LISTENER_THREW', `a '${event}' listener threw: ${(err as Error)?.message ?? String(err)}`, { event }, { cause: err });
     this.o.logger.error?.(wrapped.message, { code: wrapped.code });
-    if (event !== 'warning') this.emitter.emit('warning', wrapped);
+    if (event !== 'warning') this.core.events.emit('warning', wrapped);
   }
 }

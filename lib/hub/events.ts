@@ -3,7 +3,7 @@
  * backoff) and one typed event per kind of thing received. Every event is emitted after the frame that caused it was
  * durably persisted, so a listener never sees something the store could lose.
  */
-import type { CloseCause } from './backoff';
+import type { CloseCause } from './backoff-policy';
 import type { Peer, Sender } from './envelope';
 import type { HubError } from './errors';
 import type { Fragment } from './fragments';

@@ -7,21 +7,36 @@ import { isObject, num, str, type JsonObject } from './json';
 
 export const KNOWN_FRAGMENT_KINDS = ['text', 'mention', 'image', 'file', 'audio', 'video'] as const;
 export type KnownFragmentKind = (typeof KNOWN_FRAGMENT_KINDS)[number];
-const MEDIA_KINDS = new Set(['image', 'file', 'audio', 'video']);
+/** The kinds whose fragment points at uploaded media (§10.1; lib/media uploads them). */
+export type MediaKind = 'image' | 'video' | 'audio' | 'file';
+const MEDIA_KINDS: ReadonlySet<string> = new Set<MediaKind>(['image', 'file', 'audio', 'video']);
 
-export interface Fragment {
+/**
+ * A fragment's fields as the wire carries them: the one shape behind what is received (`Fragment`), sent, and
+ * returned by a media upload (lib/media's `MediaFragment`).
+ */
+export interface FragmentFields {
   kind: string;
   text?: string;
+  /** `message.add` only (§8.2). */
   delta?: string;
   user_id?: string;
   display?: string;
+  /** Opaque and directly retrievable (§10.5): never parse or rebuild it. */
   url?: string;
   name?: string;
   mime?: string;
+  /** Bytes. */
   size?: number;
+  /** Pixels (image, video). */
   width?: number;
   height?: number;
+  /** Milliseconds (audio, video). */
   duration?: number;
+}
+
+/** A received fragment. */
+export interface Fragment extends FragmentFields {
   /** False for a kind this client does not know; render it as "unsupported content" (§10.4). */
   supported: boolean;
 }

@@ -4,13 +4,16 @@
  * subscriptions, 8 MiB frames); the others are documented in docs/hub.md.
  */
 import { rootCertificates } from 'node:tls';
-import { resolveBackoffPolicy, type BackoffPolicy } from './backoff';
+import { resolveBackoffPolicy, type BackoffPolicy } from './backoff-policy';
 import { capabilitiesFor, type Capabilities, type Reliability } from './capabilities';
-import { systemClock, type Clock } from './clock';
+import { systemClock, type Clock } from '../clock';
 import { HubError } from './errors';
 import type { ChatIdRule } from './ids';
-import { DEFAULT_STREAM_MAX_CHARS, DEFAULT_STREAMS_MAX_CHARS } from './stream-assembler';
 import type { Store } from '../store';
+
+/** One stream's text, and all open streams' together, held in memory while they are assembled (receive/stream-assembler.ts). */
+export const DEFAULT_STREAM_MAX_CHARS = 1024 * 1024;
+export const DEFAULT_STREAMS_MAX_CHARS = 8 * 1024 * 1024;
 
 export type TokenSource = string | (() => string | Promise<string>);
 

@@ -3,7 +3,7 @@
  * `is_typing: true` every `refreshMs` while a turn runs and always ends with `false` (on stop too), and the receiver
  * side clears a peer's indicator `expiryMs` after the last `true`, so a crashed producer cannot pin it.
  */
-import type { Clock, TimerHandle } from './clock';
+import type { Clock, TimerHandle } from '../clock';
 import type { TypingEvent } from './events';
 
 const MAX_TRACKED = 10_000;

@@ -2,24 +2,16 @@
  * The media fragment (message-hub-client-guide.md §10.1): what `POST /media/upload` returns in `data` (§15.2), ready to
  * drop into a message's `fragments`. The kinds are §15.4's inference from the stored MIME prefix.
  */
+import type { FragmentFields, MediaKind } from '../hub/fragments';
 
-export type MediaKind = 'image' | 'video' | 'audio' | 'file';
+export type { MediaKind };
 
-export interface MediaFragment {
+/** A media fragment: the hub's one fragment shape (lib/hub/fragments.ts) with the `url` an upload always returns. */
+export type MediaFragment = Pick<FragmentFields, 'name' | 'mime' | 'size' | 'width' | 'height' | 'duration'> & {
   /** `image`, `video`, `audio` or `file`; kept as sent should a future hub add one. */
   kind: MediaKind | (string & {});
-  /** Opaque and directly retrievable (§10.5): never parse or rebuild it. */
   url: string;
-  name?: string;
-  mime?: string;
-  /** Bytes. */
-  size?: number;
-  /** Pixels (image, video). */
-  width?: number;
-  height?: number;
-  /** Milliseconds (audio, video). */
-  duration?: number;
-}
+};
 
 /** §15.4: `image/*`, `video/*`, `audio/*`, anything else is a file. */
 export function kindForMime(mime: string): MediaKind {

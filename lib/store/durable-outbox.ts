@@ -1,6 +1,6 @@
 /**
  * A durable, group-committed outbox over one `Queue` of a `Store`: the one implementation behind the hub client's
- * sends (lib/hub/outbox.ts) and the gateway's MQTT publishes (gateway/mqtt/outbox.ts). Its owner says what an entry
+ * sends (lib/hub/send/outbox.ts) and the gateway's MQTT publishes (gateway/mqtt/outbox.ts). Its owner says what an entry
  * holds (a codec), when one goes on the wire (`take`), and when the peer answered it (`answer`); the outbox does the
  * rest, the same way for both:
  *

@@ -16,8 +16,8 @@
  */
 import type { InboundMessage, HubStatus } from '../../../lib/hub/events';
 import { HubClient } from '../../../lib/hub/client';
-import type { InboundPersistContext } from '../../../lib/hub/inbound-persister';
-import type { Clock, TimerHandle } from '../../../lib/hub/clock';
+import type { InboundPersistContext } from '../../../lib/hub/receive/inbound-persister';
+import type { Clock, TimerHandle } from '../../../lib/clock';
 import type { MeshMessageEvent } from '../../bus';
 import { redactUrl } from '../../../lib/redact';
 import { Extension, type ExtensionContext } from '../../extension';

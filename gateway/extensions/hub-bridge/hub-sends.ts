@@ -7,7 +7,7 @@
  * come from the client's `ack` / `rejected` events, which also cover sends queued by an earlier run of the process.
  */
 import type { HubClient } from '../../../lib/hub/client';
-import type { SendInput } from '../../../lib/hub/compose';
+import type { SendInput } from '../../../lib/hub/send/compose';
 import type { SendAck, SendRejection } from '../../../lib/hub/events';
 
 export type Settle = (delivered: boolean) => void;

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { jitteredDelay } from '../../../lib/backoff';
-import type { ReplyTarget } from '../../../lib/hub/compose';
+import type { ReplyTarget } from '../../../lib/hub/send/compose';
 import type { JsonObject } from '../../../lib/hub/json';
 import { uploadMedia, type MediaError } from '../../../lib/media';
 import type { Clock } from '../../../lib/clock';

@@ -10,7 +10,7 @@
  * otherwise loop back to the hub they came from.
  */
 import type { JsonObject } from '../../../lib/hub/json';
-import type { ReplyTarget } from '../../../lib/hub/compose';
+import type { ReplyTarget } from '../../../lib/hub/send/compose';
 import { isInternalContent } from '../../../lib/mesh/control-prefixes';
 import type { ContentType, MeshMessage } from '../../../lib/mesh/message';
 import type { UnverifiedSenderSetting } from './config-schema';

@@ -24,7 +24,7 @@ describe('MeshRouter: QUEUE_FULL park and retry', () => {
     assert.deepEqual(radio.tries, [0, 50, 150, 350]);
     assert.equal(radio.written.length, 1);
     assert.equal(sendErrors(), 0);
-    assert.equal(clock.pending, 0);
+    assert.equal(clock.pending(), 0);
   });
 
   it('gives up after 12 retries, the delays capped at 2 s, and counts the failure once', async () => {
@@ -35,7 +35,7 @@ describe('MeshRouter: QUEUE_FULL park and retry', () => {
     assert.deepEqual(gaps, [50, 100, 200, 400, 800, 1600, 2000, 2000, 2000, 2000, 2000, 2000]);
     assert.equal(radio.written.length, 0);
     assert.equal(sendErrors(), 1);
-    assert.equal(clock.pending, 0);
+    assert.equal(clock.pending(), 0);
   });
 
   it('drops parked writes on stop: nothing is written afterwards', async () => {
@@ -55,7 +55,7 @@ describe('MeshRouter: QUEUE_FULL park and retry', () => {
     await clock.tick(0);
     assert.equal(radio.tries.length, 4100);
     assert.equal(sendErrors(), 4);
-    assert.equal(clock.pending, 4096);
+    assert.equal(clock.pending(), 4096);
     router.stop();
   });
 });

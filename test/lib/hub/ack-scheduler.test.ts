@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../../lib/hub';
-import { AckScheduler } from '../../../lib/hub/ack-scheduler';
+import { AckScheduler } from '../../../lib/hub/receive/ack-scheduler';
 
 function setup(connected = true) {
   const clock = new ManualClock();

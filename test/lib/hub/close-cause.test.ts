@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { classifyEnd } from '../../../lib/hub/close-cause';
-import type { SessionEnd } from '../../../lib/hub/session';
+import { classifyEnd } from '../../../lib/hub/connection/close-cause';
+import type { SessionEnd } from '../../../lib/hub/session-info';
 
 const end = (e: Partial<SessionEnd>): SessionEnd => ({
   code: 1006,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { HubError } from '../../../lib/hub';
-import { composeMessage, composeReaction } from '../../../lib/hub/compose';
+import { composeMessage, composeReaction } from '../../../lib/hub/send/compose';
 
 const mint = () => 'msg-01HVB6S7K8L9M0N1P2Q3R4S5T6';
 const code = (c: string) => (e: unknown) => e instanceof HubError && e.code === c;

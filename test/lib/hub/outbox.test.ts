@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { HubError, ManualClock } from '../../../lib/hub';
-import { Outbox, OUTBOX_QUEUE, wireText } from '../../../lib/hub/outbox';
+import { Outbox, OUTBOX_QUEUE, wireText } from '../../../lib/hub/send/outbox';
 import { openStore } from '../../../lib/store';
 
 const record = (n: number, extra: { expiresAt?: number } = {}) => ({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { HubError, ManualClock, type PermissionEvent, type TypingEvent } from '../../../lib/hub';
-import { ChatGate } from '../../../lib/hub/chat-gate';
-import { PermissionCards } from '../../../lib/hub/permission-cards';
+import { ChatGate } from '../../../lib/hub/send/chat-gate';
+import { PermissionCards } from '../../../lib/hub/receive/permission-cards';
 import { PresenceSubscriptions } from '../../../lib/hub/presence';
 import { TypingProducer, TypingReceiver } from '../../../lib/hub/typing';
 

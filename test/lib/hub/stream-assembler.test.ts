@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { StreamAssembler, type StreamFrame } from '../../../lib/hub/stream-assembler';
+import { StreamAssembler, type StreamFrame } from '../../../lib/hub/receive/stream-assembler';
 
 const frame = (payload: Record<string, unknown>): StreamFrame => ({
   messageId: 'm1',

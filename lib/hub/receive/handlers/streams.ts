@@ -1,7 +1,7 @@
 /** The streaming lifecycle downlinks: `message.created`, `message.add`, `message.done`, `message.failed`. */
-import type { StreamEvent } from '../events';
-import { HubError } from '../errors';
-import { id } from '../json';
+import type { StreamEvent } from '../../events';
+import { HubError } from '../../errors';
+import { id } from '../../json';
 import type { StreamFrame } from '../stream-assembler';
 import type { FrameContext } from './context';
 

@@ -12,16 +12,15 @@
  * Frames of a connection that has since closed are still persisted, but their acks are not sent (the epoch is gone).
  *
  * The queue of step 1 is bounded (`ReceiveLimits`, count and characters of frame text): once it reaches either limit
- * the pipeline is `saturated` and the client stops reading the socket (TCP then holds the hub back); when the queue is
- * down to half of both limits, `drained` tells it to read again. A hub that writes faster than frames are handled,
+ * the pipeline is `saturated` and says so on the internal `backlog` event: the client stops reading the socket (TCP
+ * then holds the hub back); when the queue is down to half of both limits, `backlog` (false) tells it to read again. A hub that writes faster than frames are handled,
  * hostile or merely far ahead in a replay, therefore costs at most the limits plus one socket read of memory.
  */
-import type { InboundFrame, Uplink } from './envelope';
-import { HubError } from './errors';
-import { FrameContext, HANDLERS, handleUnknown, STORE_FREE_EVENTS, type ReceiveServices } from './handlers';
-import { frameEvent } from './handlers';
-import type { ParsedFrame } from './parse-frame';
-import type { Queue } from '../store';
+import type { InboundFrame } from '../envelope';
+import { HubError } from '../errors';
+import { FrameContext, frameEvent, HANDLERS, handleUnknown, STORE_FREE_EVENTS, type ReceiveServices } from './handlers';
+import type { ParsedFrame } from '../parse-frame';
+import type { Queue } from '../../store';
 
 export const QUARANTINE_QUEUE = 'hub.quarantine';
 const QUARANTINE_RAW_MAX = 64 * 1024;
@@ -37,20 +36,6 @@ export interface PipelineItem {
 export interface ReceiveLimits {
   maxFrames: number;
   maxChars: number;
-}
-
-export interface PipelineHooks {
-  /** Sends on a session if it is still the current live one. */
-  send(sessionId: number, frame: Uplink): void;
-  /** After commit: the frame with this dseq/seq is durably handled. */
-  persisted(sessionId: number, dseq: number | undefined, seq: number | undefined): void;
-  /** After every committed batch (the frame-path ack tick). */
-  afterBatch(): void;
-  /** The transaction failed: nothing of the batch is acked; the caller drops the connection. */
-  commitFailed(err: unknown): void;
-  warn(err: HubError): void;
-  /** The queue is back under half of both limits after having been saturated: reading may go on. */
-  drained(): void;
 }
 
 export interface PipelineCounters {
@@ -79,7 +64,6 @@ export class ReceivePipeline {
 
   constructor(
     private readonly services: ReceiveServices,
-    private readonly hooks: PipelineHooks,
     private readonly limits: ReceiveLimits,
   ) {
     this.quarantine = services.store.queue(QUARANTINE_QUEUE, { capacity: 1000, overflow: 'drop-oldest' });
@@ -102,6 +86,7 @@ export class ReceivePipeline {
     if (!this.full && (this.queue.length >= this.limits.maxFrames || this.queuedChars >= this.limits.maxChars)) {
       this.full = true;
       this.counters.saturations++;
+      this.services.core.bus.emit('backlog', true);
     }
     if (!this.scheduled) {
       this.scheduled = true;
@@ -125,7 +110,7 @@ export class ReceivePipeline {
   private checkDrained(): void {
     if (!this.full || this.queue.length > this.limits.maxFrames / 2 || this.queuedChars > this.limits.maxChars / 2) return;
     this.full = false;
-    this.hooks.drained();
+    this.services.core.bus.emit('backlog', false);
   }
 
   stop(): void {
@@ -161,7 +146,7 @@ export class ReceivePipeline {
       });
     } catch (err) {
       this.counters.commitFailures++;
-      this.hooks.commitFailed(err);
+      this.services.core.bus.emit('commit-failed', err);
       return;
     }
     batch.forEach((item, i) => {
@@ -169,16 +154,16 @@ export class ReceivePipeline {
       // Persisted first, so that an effect that flushes acks (replay.done) includes the frame's own dseq.
       const dseq = item.parsed.ok ? item.parsed.frame.dseq : item.parsed.dseq;
       const seq = item.parsed.ok ? item.parsed.frame.seq : undefined;
-      this.hooks.persisted(item.sessionId, dseq, seq);
+      this.services.core.bus.emit('persisted', { sessionId: item.sessionId, dseq, seq });
       for (const effect of effects[i]) {
         try {
           effect();
         } catch (err) {
-          this.hooks.warn(new HubError('STORE_FAILED', `an effect of a received frame failed: ${(err as Error).message}`, {}, { cause: err }));
+          this.services.core.warn(new HubError('STORE_FAILED', `an effect of a received frame failed: ${(err as Error).message}`, {}, { cause: err }));
         }
       }
     });
-    this.hooks.afterBatch();
+    this.services.core.bus.emit('batch-committed', undefined);
   }
 
   /** Runs one frame in its own savepoint; returns what to do after commit (a quarantine note if it failed). */
@@ -186,7 +171,7 @@ export class ReceivePipeline {
     const { parsed } = item;
     if (!parsed.ok) return this.quarantineFrame(parsed.reason, '', parsed.raw, parsed.dseq, undefined);
     const frame = parsed.frame;
-    const ctx = new FrameContext(this.services, frame, item.replay, item.sessionId, (f) => this.hooks.send(item.sessionId, f));
+    const ctx = new FrameContext(this.services, frame, item.replay, item.sessionId);
     const handler = HANDLERS[frame.event] ?? handleUnknown;
     try {
       if (STORE_FREE_EVENTS.has(frame.event)) handler(ctx);
@@ -207,8 +192,8 @@ export class ReceivePipeline {
     const replay = ctx.replay;
     ctx.later(() => {
       if (frame.chatId && frame.event !== 'message.error') services.gate.open(frame.chatId);
-      if (!services.listens('frame')) return;
-      services.emit('frame', frameEvent(frame, replay));
+      if (!services.core.listens('frame')) return;
+      services.core.report('frame', frameEvent(frame, replay));
     });
   }
 
@@ -217,13 +202,13 @@ export class ReceivePipeline {
    * 64 KiB), so an operator can look at it; the frame then counts as handled and its dseq is acked (§11.7).
    */
   private quarantineFrame(reason: string, event: string, raw: string, dseq: number | undefined, seq: number | undefined): Array<() => void> {
-    const at = this.services.clock.now();
+    const at = this.services.core.clock.now();
     this.quarantine.push(JSON.stringify({ at, event, dseq, seq, reason, raw: raw.length > QUARANTINE_RAW_MAX ? raw.slice(0, QUARANTINE_RAW_MAX) : raw }), at);
     return [
       () => {
         this.counters.quarantined++;
-        this.services.emit('quarantine', { event, dseq, seq, reason, at });
-        this.hooks.warn(new HubError('FRAME_QUARANTINED', `a ${event || 'malformed'} frame could not be handled and was quarantined: ${reason}`, { event, dseq, seq }));
+        this.services.core.report('quarantine', { event, dseq, seq, reason, at });
+        this.services.core.warn(new HubError('FRAME_QUARANTINED', `a ${event || 'malformed'} frame could not be handled and was quarantined: ${reason}`, { event, dseq, seq }));
       },
     ];
   }

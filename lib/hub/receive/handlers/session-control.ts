@@ -1,13 +1,13 @@
 /** Frames about the session itself: replay's end, sync marks, pongs, deprecated offline frames, and unknown events. */
-import type { InboundFrame } from '../envelope';
-import type { FrameEvent } from '../events';
-import { id } from '../json';
+import type { InboundFrame } from '../../envelope';
+import type { FrameEvent } from '../../events';
+import { id } from '../../json';
 import type { FrameContext } from './context';
 
 /** `replay.done` (guide §11.5): the end of device replay; on v2 it carries a dseq whose ack is flushed at once. */
 export function handleReplayDone(ctx: FrameContext): void {
   const { services, sessionId } = ctx;
-  ctx.later(() => services.replayDone(sessionId));
+  ctx.later(() => services.core.bus.emit('replay-done', sessionId));
 }
 
 /**

@@ -1,46 +1,22 @@
 /**
  * The hub client's connection loop (guide §3, §3.5, §17): get a token (a string, or a provider asked before every
  * attempt), open a Session (challenge → `connect` → `hello-ok`), and when it ends, decide what comes next from how
- * it ended (close-cause.ts): a backoff and another attempt (backoff.ts: exponential, jittered, reset by a
+ * it ended (close-cause.ts): a backoff and another attempt (backoff-policy.ts: exponential, jittered, reset by a
  * `hello-ok` unless the last batch could not be persisted), or `auth_failed` for a token the hub refused — which
  * is never presented again; a provider is asked once for a fresh one, and a different token reconnects.
  *
  * It owns the current Session, the attempt count, the reconnect timer and the tokens; the client keeps what a
- * session carries (the live connection, replay, acks, the outbox) and hears of each session through the host.
+ * session carries (the live connection, replay, acks, the outbox) and hears of each session on the internal events
+ * (core.ts): `session-open`, `frame`, `dseq-gap`, `session-end`, `state`.
  */
-import { backoffDelay, type CloseCause } from './backoff';
-import { backgroundClock } from '../clock';
+import { backoffDelay, type CloseCause } from '../backoff-policy';
 import { AUTH_FAILED_REASON, classifyEnd } from './close-cause';
-import type { Clock, TimerHandle } from './clock';
-import { HubError } from './errors';
-import type { HubState, HubStatus } from './events';
-import type { HubClientOptions, ResolvedOptions } from './options';
-import type { ParsedFrame } from './parse-frame';
-import { Session, type HelloInfo, type SessionEnd } from './session';
-
-export type StateChange = Omit<HubStatus, 'since' | 'attempt' | 'deviceId'> & Partial<Pick<HubStatus, 'since'>>;
-
-/** What the loop needs of the client. */
-export interface ConnectionLoopHost {
-  readonly clock: Clock;
-  readonly options: ResolvedOptions;
-  readonly deviceId: string;
-  traceId(prefix: string): string;
-  state(): HubState;
-  setState(next: StateChange): void;
-  /** `stop()` has begun. */
-  stopping(): boolean;
-  /** The last received batch could not be persisted: a `hello-ok` must not reset the backoff. */
-  persistFailed(): boolean;
-  warn(err: HubError): void;
-  /** The current session reached `hello-ok`. */
-  helloOk(session: Session, hello: HelloInfo): void;
-  /** A frame of the current session (after `hello-ok`). */
-  frame(session: Session, parsed: ParsedFrame): void;
-  dseqGap(session: Session, expected: number, got: number): void;
-  /** The current session ended; true when the client asked for that close (a cursor reset the hub confirmed). */
-  sessionEnded(session: Session, end: SessionEnd): boolean;
-}
+import { backgroundClock, type TimerHandle } from '../../clock';
+import type { HubCore } from '../core';
+import { HubError } from '../errors';
+import type { HubClientOptions } from '../options';
+import type { SessionEnd } from '../session-info';
+import { Session } from './session';
 
 export class ConnectionLoop {
   private current: Session | undefined;
@@ -55,7 +31,7 @@ export class ConnectionLoop {
   private endWaiters: Array<() => void> = [];
 
   constructor(
-    private readonly host: ConnectionLoopHost,
+    private readonly core: HubCore,
     token: HubClientOptions['token'],
   ) {
     this.token = token;
@@ -90,19 +66,19 @@ export class ConnectionLoop {
 
   /** The token changed on a running client: try at once after `auth_failed` or in a backoff, else reconnect. */
   tokenChanged(reconnect: boolean): void {
-    const state = this.host.state();
+    const state = this.core.state;
     if (state === 'auth_failed') {
       this.attemptCount = 0;
       void this.connect();
     } else if (state === 'backoff') {
-      this.host.clock.clearTimeout(this.reconnectTimer);
+      this.core.clock.clearTimeout(this.reconnectTimer);
       void this.connect();
     } else if (reconnect && this.current) this.current.close('token-change');
   }
 
   /** `stop()`: no more attempts; the current session (if any) is closed and this resolves once it ended. */
   async stop(): Promise<void> {
-    this.host.clock.clearTimeout(this.reconnectTimer);
+    this.core.clock.clearTimeout(this.reconnectTimer);
     const session = this.current;
     if (!session) return;
     const ended = new Promise<void>((resolve) => this.endWaiters.push(resolve));
@@ -117,11 +93,11 @@ export class ConnectionLoop {
   }
 
   private async connect(): Promise<void> {
-    const { host } = this;
-    if (host.stopping()) return;
-    host.clock.clearTimeout(this.reconnectTimer);
+    const { core } = this;
+    if (core.stopping) return;
+    core.clock.clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
-    host.setState({ state: 'connecting' });
+    core.bus.emit('state', { state: 'connecting' });
     let token: string;
     try {
       const prefetched = this.prefetchedToken;
@@ -129,39 +105,39 @@ export class ConnectionLoop {
       token = prefetched ?? (typeof this.token === 'function' ? await this.token() : this.token);
       if (typeof token !== 'string' || token === '') throw new HubError('NO_TOKEN', 'the token provider returned no token');
     } catch (err) {
-      if (host.stopping()) return;
+      if (core.stopping) return;
       this.scheduleReconnect('unreachable', `token provider failed: ${(err as Error).message}`, undefined);
       return;
     }
-    if (host.stopping()) return;
+    if (core.stopping) return;
     if (this.refusedToken !== undefined && token === this.refusedToken) {
-      host.setState({ state: 'auth_failed', reason: AUTH_FAILED_REASON });
+      core.bus.emit('state', { state: 'auth_failed', reason: AUTH_FAILED_REASON });
       return;
     }
     this.connections++;
-    const o = host.options;
+    const o = core.options;
     this.current = new Session(
       {
         url: o.url,
         token,
-        deviceId: host.deviceId,
+        deviceId: core.deviceId,
         capabilities: o.capabilities,
         clientVersion: o.clientVersion,
-        clock: host.clock,
+        clock: core.clock,
         handshakeTimeoutMs: o.handshakeTimeoutMs,
         maxPayload: 2 * o.maxFrameBytes,
-        connectTraceId: host.traceId('connect'),
+        connectTraceId: core.traceId('connect'),
         id: ++this.sessionSeq,
         ...(o.tls ? { tls: o.tls } : {}),
       },
       {
         onHelloOk: (s, hello) => {
           if (s !== this.current) return;
-          if (!host.persistFailed()) this.attemptCount = 0;
-          host.helloOk(s, hello);
+          if (!core.persistFailed) this.attemptCount = 0;
+          core.bus.emit('session-open', { session: s, hello });
         },
-        onFrame: (s, parsed) => host.frame(s, parsed),
-        onDseqGap: (s, expected, got) => host.dseqGap(s, expected, got),
+        onFrame: (s, parsed) => core.bus.emit('frame', { session: s, parsed }),
+        onDseqGap: (_s, expected, got) => core.bus.emit('dseq-gap', { expected, got }),
         onEnd: (s, end) => this.onEnd(s, end, token),
       },
     );
@@ -173,8 +149,10 @@ export class ConnectionLoop {
     this.endWaiters = [];
     for (const w of waiters) w();
     this.current = undefined;
-    const expected = this.host.sessionEnded(session, end);
-    if (this.host.stopping()) return;
+    // Read before the client hears of the end: that is when it lets go of the reset it was waiting for.
+    const expected = this.core.resetSession === session.id;
+    this.core.bus.emit('session-end', { session, end });
+    if (this.core.stopping) return;
     const verdict = classifyEnd(end, expected);
     if (verdict.terminal) this.onAuthFailed(token);
     else this.scheduleReconnect(verdict.cause, verdict.reason, end.code);
@@ -182,10 +160,10 @@ export class ConnectionLoop {
 
   /** Terminal for this token (§3.5): try a fresh one from the provider, never the same one again. */
   private onAuthFailed(token: string): void {
-    const { host } = this;
+    const { core } = this;
     this.refusedToken = token;
-    host.setState({ state: 'auth_failed', reason: AUTH_FAILED_REASON });
-    host.warn(new HubError('AUTH_FAILED', 'the hub refused the token ("authentication failed"); a fresh token is needed'));
+    core.bus.emit('state', { state: 'auth_failed', reason: AUTH_FAILED_REASON });
+    core.warn(new HubError('AUTH_FAILED', 'the hub refused the token ("authentication failed"); a fresh token is needed'));
     if (typeof this.token !== 'function') return;
     const provider = this.token;
     void (async () => {
@@ -195,7 +173,7 @@ export class ConnectionLoop {
       } catch {
         fresh = undefined;
       }
-      if (host.stopping() || host.state() !== 'auth_failed') return;
+      if (core.stopping || core.state !== 'auth_failed') return;
       if (typeof fresh === 'string' && fresh !== '' && fresh !== this.refusedToken) {
         this.prefetchedToken = fresh;
         this.scheduleReconnect('hello-fail', AUTH_FAILED_REASON, undefined);
@@ -204,12 +182,12 @@ export class ConnectionLoop {
   }
 
   private scheduleReconnect(cause: CloseCause, reason: string | undefined, closeCode: number | undefined): void {
-    const { host } = this;
-    const delay = backoffDelay(this.attemptCount, cause, host.options.backoff, host.options.random());
+    const { core } = this;
+    const delay = backoffDelay(this.attemptCount, cause, core.options.backoff, core.options.random());
     this.attemptCount++;
-    const retryAt = host.clock.now() + delay;
-    host.setState({ state: 'backoff', cause, reason, closeCode, retryAt, retryInMs: delay });
-    this.reconnectTimer = host.clock.setTimeout(() => {
+    const retryAt = core.clock.now() + delay;
+    core.bus.emit('state', { state: 'backoff', cause, reason, closeCode, retryAt, retryInMs: delay });
+    this.reconnectTimer = core.clock.setTimeout(() => {
       this.reconnectTimer = undefined;
       void this.connect();
     }, delay);

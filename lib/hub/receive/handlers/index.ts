@@ -2,7 +2,7 @@
  * The downlink dispatch table: one handler per envelope type. Events absent from it go to `handleUnknown`.
  * Handshake frames never reach it (the session consumes them); a late one is treated as unknown and tolerated.
  */
-import { EVENT } from '../envelope';
+import { EVENT } from '../../envelope';
 import type { Handler } from './context';
 import { handleHistoryTransit, handleHistoryTruncated } from './history';
 import { handleMessageReply, handleMessageSend } from './messages';
@@ -12,7 +12,7 @@ import { handleDeprecatedOffline, handlePong, handleReplayDone, handleSyncMark }
 import { handleChatMetadataInvalidated, handleNotifySignal, handlePermissionRequest, handlePermissionResolved, handlePresence, handleTypingUpdate } from './signals';
 import { handleMessageAdd, handleMessageCreated, handleMessageDone, handleMessageFailed } from './streams';
 
-export { FrameContext, type Handler, type ReceiveServices, type SendSettlement } from './context';
+export { FrameContext, type Handler, type ReceiveServices } from './context';
 export { frameEvent, handleUnknown } from './session-control';
 export { refetchFor } from './signals';
 

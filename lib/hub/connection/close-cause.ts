@@ -7,8 +7,8 @@
  *   not ask for is presumed one too: both raise the backoff floor.
  * The close code of a handshake rejection (1006) is never read: the reason in the frame is what counts.
  */
-import type { CloseCause } from './backoff';
-import type { SessionEnd } from './session';
+import type { CloseCause } from '../backoff-policy';
+import type { SessionEnd } from '../session-info';
 
 export const AUTH_FAILED_REASON = 'authentication failed';
 

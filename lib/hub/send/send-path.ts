@@ -1,40 +1,28 @@
 /**
  * The send path of the hub client: a durable uplink (`message.send`, `message.reply`, `message.reaction`) is checked
- * and composed at once, staged in the outbox (lib/hub/outbox.ts over lib/store's DurableOutbox), put on the live
+ * and composed at once, staged in the outbox (lib/hub/send/outbox.ts over lib/store's DurableOutbox), put on the live
  * connection within the in-flight window, sent again when its answer is overdue, and settled: `queued` once the
  * disk has it, then the hub's `message.ack` (or `message.error`, or the caller's expiry) on its handle and as
- * events. It needs of the client only the live session, whether it stops, the chat gate, and a way to warn.
+ * events. It reads the live session and whether the client stops from the shared core (core.ts), and checks the
+ * chat gate the receive path opens and closes.
  */
 import type { ChatGate } from './chat-gate';
-import type { Clock, TimerHandle } from './clock';
+import type { TimerHandle } from '../../clock';
+import type { HubCore } from '../core';
 import type { Composed } from './compose';
-import { HubError } from './errors';
-import type { HubClientEvents, SendAck, SendHandle, SendQueued, SendRejection } from './events';
-import type { SendSettlement } from './handlers';
-import type { JsonObject } from './json';
-import type { ResolvedOptions } from './options';
+import { HubError } from '../errors';
+import type { SendAck, SendHandle, SendQueued, SendRejection } from '../events';
+import type { JsonObject } from '../json';
 import { Outbox, stampBytes, wireText, type OutboxEntry, type SendEntry } from './outbox';
 import { pendingSend, refusedSend, type PendingSend } from './send-handle';
-import { checkSendTag, type SendTag } from './send-tag';
-import type { Session } from './session';
-import type { Store } from '../store';
-import type { ListenersOf, TypedEmitter } from '../typed-emitter';
-import { utf8Length } from '../bytes';
-import { coalesced } from '../coalesce';
+import { checkSendTag, type SendTag } from '../send-tag';
+import { utf8Length } from '../../bytes';
+import { coalesced } from '../../coalesce';
 
-/** What the send path needs of the client. */
-export interface SendPathHost {
-  readonly clock: Clock;
-  readonly options: ResolvedOptions;
-  readonly store: Store;
-  readonly emitter: TypedEmitter<ListenersOf<HubClientEvents>>;
-  gate(): ChatGate;
-  /** The session past `hello-ok`, if any. */
-  live(): Session | undefined;
-  /** `stop()` has begun. */
-  stopping(): boolean;
-  stopped(): boolean;
-  warn(err: HubError): void;
+/** The client's side of a send that got its answer (what the receive path calls for `message.ack` / `message.error`). */
+export interface SendSettlement {
+  acked(entry: SendEntry, ack: SendAck): void;
+  rejected(entry: SendEntry | undefined, rejection: SendRejection): void;
 }
 
 /** Refuses a send to a chat whose gate is closed (CHAT_GATED). */
@@ -71,21 +59,25 @@ export class SendPath {
   /** Sends put on the wire again (a second attempt or later). */
   retransmits = 0;
 
-  constructor(private readonly host: SendPathHost) {
+  constructor(
+    private readonly core: HubCore,
+    private readonly gate: ChatGate,
+  ) {
+    const { options } = core;
     this.outbox = new Outbox(
-      host.store,
-      host.clock,
-      { capacity: host.options.outboxCapacity, ackTimeoutMs: host.options.ackTimeoutMs, maxInFlight: host.options.maxInFlight },
+      core.store,
+      core.clock,
+      { capacity: options.outboxCapacity, ackTimeoutMs: options.ackTimeoutMs, maxInFlight: options.maxInFlight },
       {
         committed: (results) => this.committed(results),
         durable: (entry, err) => this.durable(entry, err),
         settled: (entry) => this.answered(entry),
         syncFailed: (err) =>
-          host.warn(new HubError('STORE_FAILED', `the outbox could not be synced to disk; its latest sends are refused: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err })),
+          core.warn(new HubError('STORE_FAILED', `the outbox could not be synced to disk; its latest sends are refused: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err })),
         synced: () => {
-          if (!host.stopping()) this.pump();
+          if (!core.stopping) this.pump();
         },
-        warn: (err) => host.warn(err),
+        warn: (err) => core.warn(err),
       },
     );
   }
@@ -101,9 +93,9 @@ export class SendPath {
    * promises settle no later than this one.
    */
   async settleCommits(): Promise<void> {
-    this.host.clock.clearTimeout(this.outboxTimer);
+    this.core.clock.clearTimeout(this.outboxTimer);
     this.commitRemovals();
-    if (this.outbox.syncPending) await this.host.store.sync().catch(() => undefined);
+    if (this.outbox.syncPending) await this.core.store.sync().catch(() => undefined);
   }
 
   /** `stop()`, last: every unanswered send's promise rejects with CLIENT_STOPPED (the sends stay in the outbox). */
@@ -133,16 +125,16 @@ export class SendPath {
   enqueue(compose: () => Composed, tagOf: () => unknown): SendHandle {
     let c: Composed | undefined;
     try {
-      if (this.host.stopping() || this.host.stopped()) throw new HubError('CLIENT_STOPPED', 'the client is stopped');
+      if (this.core.stopping || this.core.state === 'stopped') throw new HubError('CLIENT_STOPPED', 'the client is stopped');
       c = compose();
       const tag: SendTag | undefined = checkSendTag(tagOf());
-      checkGate(this.host.gate(), c.chatId);
+      checkGate(this.gate, c.chatId);
       // The frame is serialized once: this text is measured here, stored, and stamped for the wire at each attempt.
       const frameJson = JSON.stringify(c.frame);
-      const now = this.host.clock.now();
-      checkFrameBytes(utf8Length(frameJson) + stampBytes(now), this.host.options.maxFrameBytes);
-      if (this.outbox.size + this.outbox.staged >= this.host.options.outboxCapacity) {
-        throw new HubError('OUTBOX_FULL', `the outbox is full (${this.host.options.outboxCapacity} unanswered sends); nothing was queued`, { capacity: this.host.options.outboxCapacity });
+      const now = this.core.clock.now();
+      checkFrameBytes(utf8Length(frameJson) + stampBytes(now), this.core.options.maxFrameBytes);
+      if (this.outbox.size + this.outbox.staged >= this.core.options.outboxCapacity) {
+        throw new HubError('OUTBOX_FULL', `the outbox is full (${this.core.options.outboxCapacity} unanswered sends); nothing was queued`, { capacity: this.core.options.outboxCapacity });
       }
       const traceId = c.frame.trace_id as string;
       const pending = pendingSend(c.messageId, traceId);
@@ -155,7 +147,7 @@ export class SendPath {
         frame: c.frame,
         frameJson,
         createdAt: now,
-        expiresAt: this.host.options.sendExpiryMs > 0 ? now + this.host.options.sendExpiryMs : undefined,
+        expiresAt: this.core.options.sendExpiryMs > 0 ? now + this.core.options.sendExpiryMs : undefined,
         ...(tag !== undefined ? { tag } : {}),
       });
       return pending.handle;
@@ -174,7 +166,7 @@ export class SendPath {
     for (const r of results) if (r.error) this.settleWaiter(r.record.traceId, undefined, r.error);
     // The fsync and the hub's round trip overlap; an answer that wins the race waits for the fsync (`answers`). In
     // memory the commit is all the durability there is: `durable` comes at once, and pumps.
-    if (this.host.store.kind !== 'memory') this.pump();
+    if (this.core.store.kind !== 'memory') this.pump();
   }
 
   /** The fsync of the entry's commit ended: report it queued (and an early answer right after), or fail it. */
@@ -189,13 +181,13 @@ export class SendPath {
     const ack = this.answers.get(e);
     if (ack === undefined) return;
     this.answers.delete(e);
-    this.host.emitter.emit('ack', ack);
+    this.core.events.emit('ack', ack);
     this.settleWaiter(e.traceId, ack, undefined);
   }
 
   private reportQueued(e: OutboxEntry): void {
     const queued: SendQueued = { event: e.event, messageId: e.messageId, traceId: e.traceId, chatId: e.chatId, ...(e.tag !== undefined ? { tag: e.tag } : {}) };
-    this.host.emitter.emit('queued', queued);
+    this.core.events.emit('queued', queued);
     this.waiters.get(e.traceId)?.settleQueued(queued);
   }
 
@@ -225,19 +217,19 @@ export class SendPath {
   }
 
   private commitRemovals(): void {
-    if (this.outbox.pendingRemovals === 0 || this.host.store.closed) return;
+    if (this.outbox.pendingRemovals === 0 || this.core.store.closed) return;
     // No fsync waited for: a removal lost in a crash only repeats a send the hub dedups.
     this.outbox.commitRemovals();
   }
 
   /** Puts sendable outbox entries on the live connection, oldest first, within the in-flight window. */
   pump(): void {
-    const session = this.host.live();
-    if (session && !this.host.stopping()) {
+    const session = this.core.live;
+    if (session && !this.core.stopping) {
       const entries = this.outbox.takeSendable();
       if (entries.length > 0) {
         session.batch(() => {
-          const now = this.host.clock.now();
+          const now = this.core.clock.now();
           for (const entry of entries) {
             if (entry.attempts > 1) this.retransmits++;
             if (!session.sendText(wireText(entry, now))) {
@@ -257,15 +249,15 @@ export class SendPath {
     // A timer due no later than needed stays: firing early finds nothing overdue and arms again, where re-arming
     // at every pump (the oldest send in flight changes with each answer) would cost a timer per batch.
     if (next !== undefined && this.outboxTimerAt !== undefined && this.outboxTimerAt <= next) return;
-    this.host.clock.clearTimeout(this.outboxTimer);
+    this.core.clock.clearTimeout(this.outboxTimer);
     this.outboxTimer = undefined;
     this.outboxTimerAt = next;
-    if (next === undefined || this.host.stopping()) return;
-    this.outboxTimer = this.host.clock.setTimeout(() => {
+    if (next === undefined || this.core.stopping) return;
+    this.outboxTimer = this.core.clock.setTimeout(() => {
       this.outboxTimer = undefined;
       this.outboxTimerAt = undefined;
       this.onOutboxDeadline();
-    }, Math.max(1, next - this.host.clock.now()));
+    }, Math.max(1, next - this.core.clock.now()));
   }
 
   private onOutboxDeadline(): void {
@@ -273,7 +265,7 @@ export class SendPath {
       try {
         this.outbox.removeDurable(entry);
       } catch (err) {
-        this.host.warn(new HubError('STORE_FAILED', `could not drop an expired send: ${(err as Error).message}`, {}, { cause: err }));
+        this.core.warn(new HubError('STORE_FAILED', `could not drop an expired send: ${(err as Error).message}`, {}, { cause: err }));
         continue;
       }
       this.outbox.forget(entry);
@@ -284,12 +276,12 @@ export class SendPath {
         traceId: entry.traceId,
         chatId: entry.chatId,
         code: 'expired',
-        reason: `no answer within ${this.host.options.sendExpiryMs} ms`,
-        rejectedAt: this.host.clock.now(),
+        reason: `no answer within ${this.core.options.sendExpiryMs} ms`,
+        rejectedAt: this.core.clock.now(),
         matched: true,
         ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
       };
-      this.host.emitter.emit('rejected', rejection);
+      this.core.events.emit('rejected', rejection);
       this.settleWaiter(
         entry.traceId,
         undefined,
@@ -304,7 +296,7 @@ export class SendPath {
       );
     }
     // Only a live connection re-sends: after a reconnect everything unanswered goes out again anyway.
-    if (this.host.live()) this.outbox.requeueOverdue();
+    if (this.core.live) this.outbox.requeueOverdue();
     this.pump();
   }
 
@@ -331,7 +323,7 @@ export class SendPath {
       },
       rejected: (entry, rejection) => {
         if (entry) this.outbox.forget(entry);
-        this.host.emitter.emit('rejected', rejection);
+        this.core.events.emit('rejected', rejection);
         if (entry) {
           this.settleWaiter(
             entry.traceId,

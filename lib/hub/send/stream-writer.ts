@@ -7,12 +7,12 @@
  * Lifecycle frames get no ack; they go out on the live connection or not at all (`NOT_CONNECTED`), and a refusal
  * arrives as `message.error` on `rejection`.
  */
-import { EVENT, uplink, type Peer, type Uplink } from './envelope';
-import { HubError } from './errors';
-import type { SendHandle, SendRejection } from './events';
-import type { JsonObject } from './json';
+import { EVENT, uplink, type Peer, type Uplink } from '../envelope';
+import { HubError } from '../errors';
+import type { SendHandle, SendRejection } from '../events';
+import type { JsonObject } from '../json';
 import { refusedSend } from './send-handle';
-import type { SendTag } from './send-tag';
+import type { SendTag } from '../send-tag';
 
 export interface StreamHost {
   now(): number;

@@ -1,11 +1,11 @@
 /** Materialized messages: the `message.send` and `message.reply` downlinks. */
-import { EVENT, uplink } from '../envelope';
-import { HubError } from '../errors';
-import type { InboundMessage } from '../events';
-import { joinText, parseFragments } from '../fragments';
+import { EVENT, uplink } from '../../envelope';
+import { HubError } from '../../errors';
+import type { InboundMessage } from '../../events';
+import { joinText, parseFragments } from '../../fragments';
 import { recordInbox } from '../inbox-record';
-import { id, isObject, str } from '../json';
-import { mentionsUser, parseMentions } from '../mentions';
+import { id, isObject, str } from '../../json';
+import { mentionsUser, parseMentions } from '../../mentions';
 import { normalizeMode } from '../stream-assembler';
 import type { FrameContext } from './context';
 

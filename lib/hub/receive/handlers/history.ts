@@ -1,5 +1,5 @@
 /** Device history: `history.transit` from a sibling device, and `history.truncated`. */
-import { id, isObject, num, str } from '../json';
+import { id, isObject, num, str } from '../../json';
 import type { FrameContext } from './context';
 
 /**

@@ -12,8 +12,8 @@
  * Only values reported through `persisted()` are ever acked, and the receive path reports a frame only after the
  * store transaction that holds it committed: an ack never precedes persistence.
  */
-import type { Clock, TimerHandle } from './clock';
-import type { DeliveryMode } from './events';
+import type { Clock, TimerHandle } from '../../clock';
+import type { DeliveryMode } from '../events';
 
 export interface AckTimings {
   debounceMs: number;

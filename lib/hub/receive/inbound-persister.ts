@@ -17,9 +17,9 @@
  *   (the inbox row included), the frame is quarantined and acked, and the failure is reported on `warning`
  *   (`FRAME_QUARANTINED`) and `quarantine`, like any frame that cannot be handled (guide §11.7).
  */
-import type { InboundMessage } from './events';
-import { HubError } from './errors';
-import type { Store } from '../store';
+import type { InboundMessage } from '../events';
+import { HubError } from '../errors';
+import type { Store } from '../../store';
 
 export interface InboundPersistContext {
   /** The client's store; writes through it join the transaction of the inbox commit. */

@@ -4,9 +4,9 @@
  * re-write with new content as an update.
  */
 import { createHash } from 'node:crypto';
-import { stableStringify } from './json';
-import { utf8Length } from '../bytes';
-import type { Store, UpsertOutcome } from '../store';
+import { stableStringify } from '../json';
+import { utf8Length } from '../../bytes';
+import type { Store, UpsertOutcome } from '../../store';
 
 export function fingerprint(content: unknown): string {
   return createHash('sha256').update(stableStringify(content), 'utf8').digest('base64');

@@ -10,11 +10,12 @@
  * (`STREAM_TOO_LARGE` / `STREAMS_OVER_BUDGET`). Its frames still reach the listener, flagged `cut` and not
  * `consistent` (nothing is left to check them against).
  */
-import type { Sender } from './envelope';
-import { HubError } from './errors';
-import type { StreamCut, StreamEvent } from './events';
-import { joinText, parseFragments } from './fragments';
-import { num, str, type JsonObject } from './json';
+import { DEFAULT_STREAM_MAX_CHARS, DEFAULT_STREAMS_MAX_CHARS } from '../options';
+import type { Sender } from '../envelope';
+import { HubError } from '../errors';
+import type { StreamCut, StreamEvent } from '../events';
+import { joinText, parseFragments } from '../fragments';
+import { num, str, type JsonObject } from '../json';
 
 interface Assembly {
   chatId: string | undefined;
@@ -51,8 +52,6 @@ export interface StreamBounds {
   maxTotalChars?: number;
 }
 
-export const DEFAULT_STREAM_MAX_CHARS = 1024 * 1024;
-export const DEFAULT_STREAMS_MAX_CHARS = 8 * 1024 * 1024;
 
 export function normalizeMode(value: unknown): string {
   const mode = str(value) ?? '';

@@ -11,39 +11,16 @@
  * `hello-fail`, a `message.error` or a close reason must not get it into a status, an event, an error or a log.
  */
 import type { Duplex } from 'node:stream';
-import { backgroundClock } from '../clock';
+import { backgroundClock } from '../../clock';
 import WebSocket from 'ws';
-import { redactSecrets } from '../redact';
-import type { Capabilities } from './capabilities';
-import type { Clock, TimerHandle } from './clock';
-import { EVENT, PROTOCOL_REVISION, uplink, type Uplink } from './envelope';
-import { id, isObject, str, type JsonObject } from './json';
-import { parseFrame, type ParsedFrame } from './parse-frame';
-import type { HubTlsOptions } from './options';
-
-export interface HelloInfo {
-  payload: JsonObject;
-  /** The device id the hub resolved (echoed, or our user id if none was sent). */
-  deviceId: string | undefined;
-  /** Present when the hub granted v2 (`ack_mode: "dseq"` with an `ack_epoch`). */
-  ackEpoch: string | undefined;
-  deliveryMode: string | undefined;
-}
-
-/** Why this side ended the connection, when it did. */
-export type ClientCloseReason = 'stop' | 'dseq-gap' | 'dead-socket' | 'cursor-reset' | 'handshake-timeout' | 'hello-fail' | 'token-change';
-
-export interface SessionEnd {
-  code: number;
-  reason: string;
-  /** The connection reached `hello-ok`. */
-  helloOk: boolean;
-  helloFailReason: string | undefined;
-  clientReason: ClientCloseReason | undefined;
-  /** The socket never opened (refused, DNS, TLS, HTTP error). */
-  neverOpened: boolean;
-  error: string | undefined;
-}
+import { redactSecrets } from '../../redact';
+import type { Capabilities } from '../capabilities';
+import type { Clock, TimerHandle } from '../../clock';
+import { EVENT, PROTOCOL_REVISION, uplink, type Uplink } from '../envelope';
+import { id, isObject, str } from '../json';
+import { parseFrame, type ParsedFrame } from '../parse-frame';
+import type { HubTlsOptions } from '../options';
+import type { ClientCloseReason, HelloInfo, LiveSession, SessionEnd } from '../session-info';
 
 export interface SessionCallbacks {
   onHelloOk(session: Session, hello: HelloInfo): void;
@@ -71,7 +48,7 @@ export interface SessionOptions {
 
 type Phase = 'opening' | 'challenge' | 'hello' | 'live' | 'closing' | 'closed';
 
-export class Session {
+export class Session implements LiveSession {
   readonly id: number;
   private readonly ws: WebSocket;
   private phase: Phase = 'opening';

@@ -2,14 +2,14 @@
  * Turns what a caller wants to send into the exact uplink (guide §7.1, §7.4, §9.6), checking everything the hub
  * would refuse later or silently drop: the chat id rule, the message id format, fragments, mentions, emoji bytes.
  */
-import { utf8Length } from '../bytes';
-import { EVENT, messagePayload, PROTOCOL_VERSION, type Peer } from './envelope';
-import { HubError } from './errors';
-import { checkOutgoingFragments, textFragment } from './fragments';
-import { checkChatId, checkMessageId, type ChatIdRule } from './ids';
-import { isObject, type JsonObject } from './json';
-import { outgoingMentions } from './mentions';
-import type { SendTag } from './send-tag';
+import { utf8Length } from '../../bytes';
+import { EVENT, messagePayload, PROTOCOL_VERSION, type Peer } from '../envelope';
+import { HubError } from '../errors';
+import { checkOutgoingFragments, textFragment } from '../fragments';
+import { checkChatId, checkMessageId, type ChatIdRule } from '../ids';
+import { isObject, type JsonObject } from '../json';
+import { outgoingMentions } from '../mentions';
+import type { SendTag } from '../send-tag';
 
 export interface ReplyTarget {
   /** The `message_id` replied to. */

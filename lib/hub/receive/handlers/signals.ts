@@ -1,7 +1,7 @@
 /** Ephemeral and content-free signals: typing, presence, `notify.signal`, chat metadata, permission cards. */
-import { EVENT } from '../envelope';
-import type { MetadataRefetch } from '../events';
-import { bool, id, isObject, num, str } from '../json';
+import { EVENT } from '../../envelope';
+import type { MetadataRefetch } from '../../events';
+import { bool, id, isObject, num, str } from '../../json';
 import type { FrameContext } from './context';
 
 /** `typing.update` downlink (guide §9.1): a peer's indicator, expired locally if no refresh comes. */
@@ -11,7 +11,7 @@ export function handleTypingUpdate(ctx: FrameContext): void {
   if (!frame.chatId || !userId || userId === ctx.userId) return;
   const isTyping = bool(frame.payload.is_typing) ?? false;
   const chatId = frame.chatId;
-  ctx.later(() => services.emit('typing', services.typing.update(chatId, userId, isTyping)));
+  ctx.later(() => services.core.report('typing', services.typing.update(chatId, userId, isTyping)));
 }
 
 /**
@@ -100,7 +100,7 @@ export function handlePermissionRequest(ctx: FrameContext): void {
     expiresAt: num(p.expires_at),
     receivedAt: ctx.now,
   };
-  ctx.later(() => services.emit('permission', services.permissions.request(card)));
+  ctx.later(() => services.core.report('permission', services.permissions.request(card)));
 }
 
 /**
@@ -114,6 +114,6 @@ export function handlePermissionResolved(ctx: FrameContext): void {
   const decision = str(p.decision);
   const reason = str(p.reason);
   ctx.later(() =>
-    services.emit('permission', { kind: 'resolved', requestId, chatId: frame.chatId, decision, reason, card: services.permissions.resolve(requestId) }),
+    services.core.report('permission', { kind: 'resolved', requestId, chatId: frame.chatId, decision, reason, card: services.permissions.resolve(requestId) }),
   );
 }

@@ -12,12 +12,12 @@
  * `queued` at that moment. Rows of answered sends are removed lazily: a removal lost in a crash only makes the send
  * go out once more with the same ids, which the hub's inbox absorbs and answers again.
  */
-import type { Clock } from './clock';
-import { HubError } from './errors';
-import { isObject, type JsonObject } from './json';
-import type { SendTag } from './send-tag';
-import type { Store } from '../store';
-import { DurableOutbox, type OutboxSlot } from '../store/durable-outbox';
+import type { Clock } from '../../clock';
+import { HubError } from '../errors';
+import { isObject, type JsonObject } from '../json';
+import type { SendTag } from '../send-tag';
+import type { Store } from '../../store';
+import { DurableOutbox, type OutboxSlot } from '../../store/durable-outbox';
 
 export const OUTBOX_QUEUE = 'hub.outbox';
 

@@ -1,8 +1,8 @@
 /** What others did with messages: `message.delivered`, `message.read`, `message.reaction`. */
-import { HubError } from '../errors';
+import { HubError } from '../../errors';
 import { recordInbox } from '../inbox-record';
-import { bool, id, num, str } from '../json';
-import { readCursorKey, readSentKey } from '../read-cursor';
+import { bool, id, num, str } from '../../json';
+import { readCursorKey, readSentKey } from '../../read-cursor';
 import type { FrameContext } from './context';
 
 /** `message.delivered` downlink (guide §14.4): a device of `sender.id` received one of our messages. Ephemeral. */

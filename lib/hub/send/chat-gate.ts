@@ -4,7 +4,7 @@
  * gate opens early on any sign of life from the chat (see receive-pipeline.ts). Exempt chats (an agent's owner
  * conversation) are never gated.
  */
-import type { Clock } from './clock';
+import type { Clock } from '../../clock';
 
 const MAX_GATED_CHATS = 10_000;
 

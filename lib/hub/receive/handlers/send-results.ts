@@ -1,6 +1,6 @@
 /** The hub's answers to our durable uplinks: `message.ack` and `message.error`. */
-import type { SendRejection } from '../events';
-import { num, str } from '../json';
+import type { SendRejection } from '../../events';
+import { num, str } from '../../json';
 import type { FrameContext } from './context';
 
 /**

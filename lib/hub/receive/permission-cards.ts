@@ -3,8 +3,8 @@
  * a resolution with a non-empty `request_id`, and expired locally at `expires_at` when no resolution comes. The
  * decision itself goes back over REST, never over this socket.
  */
-import type { Clock, TimerHandle } from './clock';
-import type { PermissionCard, PermissionEvent } from './events';
+import type { Clock, TimerHandle } from '../../clock';
+import type { PermissionCard, PermissionEvent } from '../events';
 
 const MAX_CARDS = 1000;
 

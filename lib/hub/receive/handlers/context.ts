@@ -3,29 +3,23 @@
  * writes to the store directly, and everything else it wants to happen (events, uplinks such as receipts, changes
  * to in-memory state) it queues on the context, to run only after the transaction committed.
  */
-import type { Clock } from '../clock';
-import type { ChatGate } from '../chat-gate';
-import type { InboundFrame, Uplink } from '../envelope';
-import type { HubClientEvents, SendAck, SendRejection } from '../events';
+import type { ChatGate } from '../../send/chat-gate';
+import type { InboundFrame, Uplink } from '../../envelope';
+import type { HubCore } from '../../core';
+import type { HubClientEvents } from '../../events';
 import type { InboundPersisters } from '../inbound-persister';
-import type { Outbox, SendEntry } from '../outbox';
+import type { Outbox } from '../../send/outbox';
+import type { SendSettlement } from '../../send/send-path';
 import type { PermissionCards } from '../permission-cards';
 import type { StreamAssembler } from '../stream-assembler';
-import type { TraceRegistry } from '../trace-registry';
-import type { TypingReceiver } from '../typing';
-import type { Queue, SeenSet, Store } from '../../store';
-
-/** The client's side of a send that got its answer. */
-export interface SendSettlement {
-  acked(entry: SendEntry, ack: SendAck): void;
-  rejected(entry: SendEntry | undefined, rejection: SendRejection): void;
-}
+import type { TraceRegistry } from '../../trace-registry';
+import type { TypingReceiver } from '../../typing';
+import type { Queue, SeenSet, Store } from '../../../store';
 
 export interface ReceiveServices {
+  /** The client's identity, store, clock and events (core.ts). */
+  readonly core: HubCore;
   readonly store: Store;
-  readonly clock: Clock;
-  readonly userId: string;
-  readonly deviceId: () => string;
   readonly outbox: Outbox;
   readonly traces: TraceRegistry;
   readonly gate: ChatGate;
@@ -42,11 +36,6 @@ export interface ReceiveServices {
   readonly persisters: InboundPersisters;
   /** Largest message body copied into the inbox row (the fingerprint covers all of it regardless). */
   readonly inboxBodyMaxBytes: number;
-  readonly emit: <K extends keyof HubClientEvents & string>(event: K, value: HubClientEvents[K]) => void;
-  /** True when `event` has a listener now (so that a value nobody hears is not built). */
-  readonly listens: (event: keyof HubClientEvents & string) => boolean;
-  /** `replay.done` (or its idle fallback) for the session that received it. */
-  readonly replayDone: (sessionId: number) => void;
 }
 
 export class FrameContext {
@@ -57,19 +46,18 @@ export class FrameContext {
     readonly frame: InboundFrame,
     readonly replay: boolean,
     readonly sessionId: number,
-    private readonly sendOnSession: (frame: Uplink) => void,
   ) {}
 
   get userId(): string {
-    return this.services.userId;
+    return this.services.core.userId;
   }
 
   get deviceId(): string {
-    return this.services.deviceId();
+    return this.services.core.deviceId;
   }
 
   get now(): number {
-    return this.services.clock.now();
+    return this.services.core.clock.now();
   }
 
   /** True when the frame is this very device's own echo (`sender.id` is us and `origin_device_id` is this device). */
@@ -82,7 +70,7 @@ export class FrameContext {
   }
 
   emit<K extends keyof HubClientEvents & string>(event: K, value: HubClientEvents[K]): void {
-    this.effects.push(() => this.services.emit(event, value));
+    this.effects.push(() => this.services.core.report(event, value));
   }
 
   later(fn: () => void): void {
@@ -91,7 +79,7 @@ export class FrameContext {
 
   /** An uplink that goes out after commit, on the connection the frame came from (receipts). */
   reply(frame: Uplink): void {
-    this.effects.push(() => this.sendOnSession(frame));
+    this.effects.push(() => this.services.core.sendOn(this.sessionId, frame));
   }
 }
 

@@ -2,8 +2,8 @@
  * Builds the `SendHandle` a send returns: a real promise of the answer with the send's ids and its `queued`
  * promise attached, so a caller learns the ids at once and the durable moment without matching `queued` events.
  */
-import type { HubError } from './errors';
-import type { SendAck, SendHandle, SendQueued } from './events';
+import type { HubError } from '../errors';
+import type { SendAck, SendHandle, SendQueued } from '../events';
 
 export interface PendingSend {
   handle: SendHandle;
