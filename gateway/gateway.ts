@@ -26,6 +26,7 @@ import { createRadio } from './radios/index';
 import type { Radio } from './radios/radio';
 import { MeshRouter } from './router';
 import { openGatewayStore } from './store-choice';
+import { StoredControlRatchet } from './control-ratchet';
 import type { MqttBridge } from './extensions/mqtt-bridge/mqtt-bridge';
 
 export { STORE_FILE } from './store-choice';
@@ -191,6 +192,7 @@ export class Gateway {
         clock: this.clock,
         mesh: config.mesh,
         ...(this.options.random ? { random: this.options.random } : {}),
+        controlRatchet: new StoredControlRatchet(this.store.kv),
       });
 
       if (config.mqtt.enabled) {

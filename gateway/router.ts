@@ -17,7 +17,7 @@
 import type { Logger } from 'pino';
 import { jitteredDelay } from '../lib/backoff';
 import { ackSettles, ackTarget, buildAck, isAck, receiveActions, type AckSource, type ReceiveOutcome } from '../lib/mesh/ack';
-import { checkControlGate } from '../lib/mesh/control-gate';
+import { checkControlGate, type ControlRatchet } from '../lib/mesh/control-gate';
 import { Deduplicator, createRelaySeenCache } from '../lib/mesh/dedup';
 import { forwardDecision, relayTargets } from '../lib/mesh/forwarding';
 import { decodeFrameWithFormat, encodeFrame, type FrameFormat } from '../lib/mesh/frame';
@@ -67,6 +67,8 @@ export interface RouterOptions {
   clock: Clock;
   mesh: CoreConfig['mesh'];
   random?: () => number;
+  /** Senders proven on control signatures v2; without it, v1 stays accepted from everybody. */
+  controlRatchet?: ControlRatchet;
 }
 
 interface PendingAck {
@@ -311,6 +313,7 @@ export class MeshRouter implements MeshApi {
       ...(rx.peerAddress !== undefined ? { transportPeerId: rx.peerAddress } : {}),
       transport: ARRIVAL_TRANSPORT,
       requireTransportIdentity: this.options.mesh.require_transport_identity,
+      ...(this.options.controlRatchet ? { ratchet: this.options.controlRatchet } : {}),
     });
     if (!gate.accepted) {
       const actions = receiveActions(message, 'security-rejected');

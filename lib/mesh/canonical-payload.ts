@@ -14,6 +14,8 @@ import type { MeshMessage } from './message';
 export const SIGNING_DOMAINS = Object.freeze({
   /** Control messages: sender, id, recipient, content. */
   control: 'offline-ctrl-v1',
+  /** Control messages bound to when they were made: the v1 fields plus the timestamp (i64 big-endian). */
+  controlV2: 'offline-ctrl-v2',
   discovery: 'offline-disc-v1',
   invite: 'offline-invite-v1',
   relayAddress: 'offline-relay-addr-v1',
@@ -51,4 +53,23 @@ export function canonicalPayload(domain: string | Uint8Array, parts: readonly (s
  */
 export function canonicalControlPayload(message: Pick<MeshMessage, 'sender' | 'id' | 'recipient' | 'content'>): Uint8Array {
   return canonicalPayload(CONTROL_SIGNING_DOMAIN, [message.sender, message.id.toString(), message.recipient, message.content]);
+}
+
+/** Which control payload a signature covers: v1 (four fields) or v2 (the same plus the frame's timestamp). */
+export type ControlSigningVersion = 1 | 2;
+
+/**
+ * The bytes a v2 control signature covers: the v1 fields and the frame's `timestamp` as a length-prefixed field of
+ * eight big-endian two's-complement bytes (one encoding per instant), under `offline-ctrl-v2`. A new domain rather
+ * than a field appended under v1's, so that a verifier of the other version fails as "not this version".
+ */
+export function canonicalControlPayloadV2(message: Pick<MeshMessage, 'sender' | 'id' | 'recipient' | 'content' | 'timestamp'>): Uint8Array {
+  const stamp = new Uint8Array(8);
+  new DataView(stamp.buffer).setBigInt64(0, BigInt.asIntN(64, message.timestamp), false);
+  return canonicalPayload(SIGNING_DOMAINS.controlV2, [message.sender, message.id.toString(), message.recipient, message.content, stamp]);
+}
+
+/** The payload of either version. */
+export function controlPayload(message: Pick<MeshMessage, 'sender' | 'id' | 'recipient' | 'content' | 'timestamp'>, version: ControlSigningVersion): Uint8Array {
+  return version === 2 ? canonicalControlPayloadV2(message) : canonicalControlPayload(message);
 }

@@ -8,7 +8,9 @@
  *      transport with no transport peer id;
  *   3. exactly one key present, or base64 that does not decode, is rejected;
  *   4. Ed25519 verification over the canonical control payload;
- *   5. the sender must parse as a canonical address equal to the key's derived address.
+ *   5. the sender must parse as a canonical address equal to the key's derived address;
+ *   6. the downgrade ratchet: once a sender's `offline-ctrl-v2` signature verified, its v1-signed control frames other
+ *      than `__MLS_KEY_PKG__` (which is how a peer that lost its state announces itself again) are refused.
  *
  * Only content under a gated prefix is checked; everything else passes untouched. The transport peer identity is
  * receive context handed in beside the message, never read from it: a value taken from the wire would hand the
@@ -18,6 +20,8 @@
 import { parseAddress, deriveAddress } from './address';
 import { isGatedControlContent, isRelayAnswerContent } from './control-prefixes';
 import { verifyControlSignature } from './control-signature';
+import { KEY_PACKAGE_PREFIX } from './wire-capabilities';
+import type { ControlSigningVersion } from './canonical-payload';
 import type { MeshMessage } from './message';
 import type { Transport } from './transport';
 
@@ -28,6 +32,28 @@ export interface ControlGateContext {
   transport: Transport;
   /** Reject control frames that arrive with no transport peer identity (default false, as in the reference). */
   requireTransportIdentity?: boolean;
+  /** Which senders have proven v2; without one, v1 stays accepted from everybody. */
+  ratchet?: ControlRatchet;
+}
+
+/**
+ * The senders whose v2 control signature verified. Its owner keeps it durably (the gateway: in its store), because a
+ * restart that forgot it would reopen the downgrade it closes.
+ */
+export interface ControlRatchet {
+  provenV2(address: string): boolean;
+  recordV2(address: string): void;
+}
+
+/** A ratchet held in memory (tests, tools; a process that keeps no state). */
+export class MemoryControlRatchet implements ControlRatchet {
+  readonly #proven = new Set<string>();
+  provenV2(address: string): boolean {
+    return this.#proven.has(address);
+  }
+  recordV2(address: string): void {
+    this.#proven.add(address);
+  }
 }
 
 export type ControlGateRejection =
@@ -40,13 +66,14 @@ export type ControlGateRejection =
   | 'BAD_PUBLIC_KEY_ENCODING'
   | 'BAD_SIGNATURE'
   | 'SENDER_NOT_ADDRESS'
-  | 'SENDER_ADDRESS_MISMATCH';
+  | 'SENDER_ADDRESS_MISMATCH'
+  | 'CONTROL_DOWNGRADE';
 
 export type ControlGateResult =
   /** Not control content: the gate does not apply. */
   | { accepted: true; gated: false; signed: false }
   /** Passed; `signed` is false only for an exempt relay answer. */
-  | { accepted: true; gated: true; signed: boolean; exemption?: 'relay-answer' }
+  | { accepted: true; gated: true; signed: boolean; exemption?: 'relay-answer'; version?: ControlSigningVersion }
   | { accepted: false; gated: true; reason: ControlGateRejection; detail: string };
 
 export function checkControlGate(message: MeshMessage, context: ControlGateContext): ControlGateResult {
@@ -79,7 +106,15 @@ export function checkControlGate(message: MeshMessage, context: ControlGateConte
   if (deriveAddress(check.publicKey) !== claimed) {
     return reject('SENDER_ADDRESS_MISMATCH', 'the signing key does not derive to the claimed sender address');
   }
-  return { accepted: true, gated: true, signed: true };
+  const { ratchet } = context;
+  if (ratchet !== undefined) {
+    if (check.version === 2) {
+      if (!ratchet.provenV2(claimed)) ratchet.recordV2(claimed);
+    } else if (ratchet.provenV2(claimed) && !message.content.startsWith(KEY_PACKAGE_PREFIX)) {
+      return reject('CONTROL_DOWNGRADE', 'this sender has signed with offline-ctrl-v2 before; a v1 control frame from it is refused');
+    }
+  }
+  return { accepted: true, gated: true, signed: true, version: check.version };
 }
 
 function reject(reason: ControlGateRejection, detail: string): ControlGateResult {

@@ -37,6 +37,8 @@ export const INTERNAL_PREFIXES = Object.freeze([
   '__PRESENCE__',
   '__TYPING__',
   '__READ_RECEIPT__',
+  // Custody receipts (the reference's docs/spec/custody.md): a signature-gated control frame like the rest.
+  '__CUSTODY_RECEIPT__',
   '__SVC_',
   '__SVC_DISC_Q__',
   '__SVC_DISC_R__',

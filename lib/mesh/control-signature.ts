@@ -1,5 +1,6 @@
 /**
- * Ed25519 signatures on control messages (mesh-reference-facts.md §5), through `node:crypto`.
+ * Ed25519 signatures on control messages (mesh-reference-facts.md §5; the reference's docs/spec/control-messages.md
+ * for v2), through `node:crypto`.
  *
  * The signer writes two metadata keys, `__ctrl_sig` (base64 of the 64-byte signature over the canonical control
  * payload) and `__ctrl_pk` (base64 of its 32-byte public key). Nothing else of the message changes, and both are
@@ -8,7 +9,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign, verify } from 'node:crypto';
 import { fromBase64Canonical, toBase64 } from '../bytes';
 import { deriveAddress, ED25519_PUBLIC_KEY_BYTES } from './address';
-import { canonicalControlPayload, CTRL_PK_METADATA_KEY, CTRL_SIG_METADATA_KEY } from './canonical-payload';
+import { controlPayload, CTRL_PK_METADATA_KEY, CTRL_SIG_METADATA_KEY, type ControlSigningVersion } from './canonical-payload';
 import { MeshEncodeError } from './errors';
 import type { MeshMessage } from './message';
 
@@ -78,9 +79,10 @@ function toPrivateKeyObject(key: Ed25519PrivateKey): KeyObject {
 /**
  * Sign a control message: returns a copy whose metadata carries `__ctrl_sig` and `__ctrl_pk`; the input is untouched.
  * Refuses (`SIGNER_NOT_SENDER`) when the key does not derive to `message.sender`, because every conforming receiver
- * would reject that frame at the gate's last step.
+ * would reject that frame at the gate's last step. `version` 2 binds the timestamp (`offline-ctrl-v2`): for a peer
+ * whose key package advertised `ctrl_versions` 2; v1 (the default) is what every peer verifies.
  */
-export function signControlMessage(message: MeshMessage, privateKey: Ed25519PrivateKey): MeshMessage {
+export function signControlMessage(message: MeshMessage, privateKey: Ed25519PrivateKey, version: ControlSigningVersion = 1): MeshMessage {
   const identity = identityOf(toPrivateKeyObject(privateKey));
   if (identity.address !== message.sender) {
     throw new MeshEncodeError('SIGNER_NOT_SENDER', "the signing key does not derive to the message's sender address", {
@@ -88,7 +90,7 @@ export function signControlMessage(message: MeshMessage, privateKey: Ed25519Priv
       keyAddress: identity.address,
     });
   }
-  const signature = sign(null, canonicalControlPayload(message), identity.privateKey);
+  const signature = sign(null, controlPayload(message, version), identity.privateKey);
   const metadata = new Map(message.metadata);
   metadata.set(CTRL_SIG_METADATA_KEY, toBase64(signature));
   metadata.set(CTRL_PK_METADATA_KEY, toBase64(identity.publicKey));
@@ -97,7 +99,7 @@ export function signControlMessage(message: MeshMessage, privateKey: Ed25519Priv
 
 export type ControlSignatureCheck =
   | { status: 'unsigned' }
-  | { status: 'valid'; publicKey: Uint8Array }
+  | { status: 'valid'; publicKey: Uint8Array; version: ControlSigningVersion }
   | {
       status: 'invalid';
       reason: 'PUBLIC_KEY_WITHOUT_SIGNATURE' | 'SIGNATURE_WITHOUT_PUBLIC_KEY' | 'BAD_SIGNATURE_ENCODING' | 'BAD_PUBLIC_KEY_ENCODING' | 'BAD_SIGNATURE';
@@ -121,13 +123,23 @@ export function verifyControlSignature(message: MeshMessage): ControlSignatureCh
   if (publicKey === undefined) return invalid('BAD_PUBLIC_KEY_ENCODING', '__ctrl_pk is not canonical standard base64');
   if (publicKey.length !== ED25519_PUBLIC_KEY_BYTES) return invalid('BAD_SIGNATURE', `__ctrl_pk decodes to ${publicKey.length} bytes, not 32`);
   if (signature.length !== ED25519_SIGNATURE_BYTES) return invalid('BAD_SIGNATURE', `__ctrl_sig decodes to ${signature.length} bytes, not 64`);
-  let ok: boolean;
+  let key: KeyObject;
   try {
-    ok = verify(null, canonicalControlPayload(message), ed25519PublicKeyFromBytes(publicKey), signature);
+    key = ed25519PublicKeyFromBytes(publicKey);
   } catch {
-    ok = false;
+    return invalid('BAD_SIGNATURE', '__ctrl_pk is not an Ed25519 public key');
   }
-  return ok ? { status: 'valid', publicKey: new Uint8Array(publicKey) } : invalid('BAD_SIGNATURE', 'Ed25519 verification failed');
+  // Nothing on the wire says which payload was signed: v2 first (what current peers send), then v1.
+  for (const version of [2, 1] as const) {
+    let ok: boolean;
+    try {
+      ok = verify(null, controlPayload(message, version), key, signature);
+    } catch {
+      ok = false;
+    }
+    if (ok) return { status: 'valid', publicKey: new Uint8Array(publicKey), version };
+  }
+  return invalid('BAD_SIGNATURE', 'Ed25519 verification failed under offline-ctrl-v2 and offline-ctrl-v1');
 }
 
 function invalid(reason: Extract<ControlSignatureCheck, { status: 'invalid' }>['reason'], detail: string): ControlSignatureCheck {

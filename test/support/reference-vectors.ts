@@ -23,12 +23,12 @@ export function referenceVectorDirs(): string[] {
   return dirs;
 }
 
-/** The parsed file, or `undefined` after printing where it was looked for. */
-export function loadReferenceVectors<T>(file: string): T | undefined {
+/** The parsed file (its text through `prepare` first, if given), or `undefined` after printing where it was looked for. */
+export function loadReferenceVectors<T>(file: string, prepare: (text: string) => string = (text) => text): T | undefined {
   const dirs = referenceVectorDirs();
   for (const dir of dirs) {
     const p = path.join(dir, file);
-    if (fs.existsSync(p)) return JSON.parse(fs.readFileSync(p, 'utf8')) as T;
+    if (fs.existsSync(p)) return JSON.parse(prepare(fs.readFileSync(p, 'utf8'))) as T;
   }
   console.log(`    (no ${file}: looked in ${dirs.join(', ')}; no vector cases registered)`);
   return undefined;

@@ -18,9 +18,10 @@ describe('canonical-payload', () => {
     assert.equal(toHex(canonicalPayload('d', [''])), '64' + '00000000');
   });
 
-  it('spells the five domains as the reference does, none a prefix of another', () => {
+  it('spells the six domains as the reference does, none a prefix of another', () => {
     assert.deepEqual(Object.values(SIGNING_DOMAINS), [
       'offline-ctrl-v1',
+      'offline-ctrl-v2',
       'offline-disc-v1',
       'offline-invite-v1',
       'offline-relay-addr-v1',

@@ -80,7 +80,7 @@ describe('control signatures and the gate', () => {
       assert.equal(signed.metadata.get(CTRL_PK_METADATA_KEY), toBase64(alice.publicKey));
       assert.equal(signed.metadata.get(CTRL_PK_METADATA_KEY)?.length, 44);
       assert.equal(signed.content, message.content);
-      assert.deepEqual(verifyControlSignature(signed), { status: 'valid', publicKey: alice.publicKey });
+      assert.deepEqual(verifyControlSignature(signed), { status: 'valid', publicKey: alice.publicKey, version: 1 });
     });
 
     it('is deterministic for one key and one message (Ed25519)', () => {
@@ -118,8 +118,8 @@ describe('control signatures and the gate', () => {
 
     it('accepts a correctly signed direct frame from the peer that delivered it', () => {
       const signed = signControlMessage(controlMessage(alice.address), alice.privateKey);
-      assert.deepEqual(checkControlGate(signed, { transport: 'ble', transportPeerId: alice.address }), { accepted: true, gated: true, signed: true });
-      assert.deepEqual(checkControlGate(signed, BLE), { accepted: true, gated: true, signed: true });
+      assert.deepEqual(checkControlGate(signed, { transport: 'ble', transportPeerId: alice.address }), { accepted: true, gated: true, signed: true, version: 1 });
+      assert.deepEqual(checkControlGate(signed, BLE), { accepted: true, gated: true, signed: true, version: 1 });
     });
 
     describe('step 1: transport identity', () => {

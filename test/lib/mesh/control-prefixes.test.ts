@@ -10,9 +10,9 @@ import {
 
 describe('control-prefixes', () => {
   it('lists the 30 internal prefixes plus __SVC_ and its four service prefixes', () => {
-    assert.equal(INTERNAL_PREFIXES.length, 35);
-    assert.equal(new Set(INTERNAL_PREFIXES).size, 35);
-    for (const p of ['__MLS_KEY_PKG__', '__RICH_V1__', '__DATA_V1__', '__GRP_RENAME__', '__READ_RECEIPT__', '__SVC_', '__SVC_RESP__']) {
+    assert.equal(INTERNAL_PREFIXES.length, 36);
+    assert.equal(new Set(INTERNAL_PREFIXES).size, 36);
+    for (const p of ['__MLS_KEY_PKG__', '__RICH_V1__', '__DATA_V1__', '__GRP_RENAME__', '__READ_RECEIPT__', '__CUSTODY_RECEIPT__', '__SVC_', '__SVC_RESP__']) {
       assert.ok(INTERNAL_PREFIXES.includes(p as (typeof INTERNAL_PREFIXES)[number]), p);
     }
   });
