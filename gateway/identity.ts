@@ -30,10 +30,23 @@ interface IdentityFile {
   address: string;
 }
 
+// RFC 8410 DER wrappings of raw Ed25519 keys: PKCS#8 around the 32-byte seed, SPKI around the 32-byte public key.
+const PKCS8_SEED_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_KEY_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+// Seed and DER only, on purpose. A first start under the unit's flags (`--single-threaded`) was seen to hang for ever
+// inside `generateKeyPairSync('ed25519')` followed by a JWK export: Node's key-generation job cleanup waited on a lock
+// during a garbage collection. A random seed wrapped in PKCS#8 and an SPKI export take neither path.
+function newPrivateKey(): crypto.KeyObject {
+  return crypto.createPrivateKey({ key: Buffer.concat([PKCS8_SEED_PREFIX, crypto.randomBytes(32)]), format: 'der', type: 'pkcs8' });
+}
+
 function rawPublicKey(key: crypto.KeyObject): Uint8Array {
-  const jwk = key.export({ format: 'jwk' }) as { x?: string };
-  if (!jwk.x) throw new GatewayError('IDENTITY_INVALID', 'the identity key is not an Ed25519 key');
-  return new Uint8Array(Buffer.from(jwk.x, 'base64url'));
+  const der = key.export({ format: 'der', type: 'spki' });
+  if (der.length !== SPKI_KEY_PREFIX.length + 32 || !der.subarray(0, SPKI_KEY_PREFIX.length).equals(SPKI_KEY_PREFIX)) {
+    throw new GatewayError('IDENTITY_INVALID', 'the identity key is not an Ed25519 key');
+  }
+  return new Uint8Array(der.subarray(SPKI_KEY_PREFIX.length));
 }
 
 function fromPrivate(privateKey: crypto.KeyObject, file: string, created: boolean): GatewayIdentity {
@@ -75,7 +88,7 @@ export function loadOrCreateIdentity(stateDir: string): GatewayIdentity {
     }
   }
   if (text === undefined) {
-    const { privateKey } = crypto.generateKeyPairSync('ed25519');
+    const privateKey = newPrivateKey();
     const identity = fromPrivate(privateKey, file, true);
     const body: IdentityFile = {
       version: 1,
