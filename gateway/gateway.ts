@@ -116,6 +116,11 @@ export class Gateway {
     return this.infoValue;
   }
 
+  /** The MQTT connection is up (false with MQTT disabled). */
+  get mqttConnected(): boolean {
+    return this.connection?.connected ?? false;
+  }
+
   get radios(): readonly Radio[] {
     return this.radioList;
   }

@@ -10,6 +10,8 @@ import { loadExtensionSections } from './extensions/index';
 import { Gateway } from './gateway';
 import { child, createLogger, type Logger } from './logger';
 import type { Radio } from './radios/radio';
+import { backgroundClock } from '../lib/clock';
+import { SystemdNotifier } from './systemd-notify';
 
 export interface RunOptions {
   configFile?: string;
@@ -42,6 +44,7 @@ async function runOnce(options: RunOptions): Promise<number | 'restart'> {
   for (const variable of loaded.env.unknown) logger.warn({ variable }, 'environment variable names no setting; ignored');
   let signals = 0;
   let restart = false;
+  const notifier = new SystemdNotifier({ env: options.env, clock: backgroundClock, logger: child(logger, 'systemd') });
   let markStopped: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => {
     markStopped = resolve;
@@ -66,6 +69,7 @@ async function runOnce(options: RunOptions): Promise<number | 'restart'> {
       logger.flush();
       process.exit(1);
     }
+    notifier.stopping();
     gateway.stop(signal).then(markStopped, (err: unknown) => {
       logger.error({ err }, 'graceful stop failed');
       markStopped();
@@ -85,14 +89,45 @@ async function runOnce(options: RunOptions): Promise<number | 'restart'> {
     return 1;
   }
   options.onStarted?.(gateway);
+  if (notifier.enabled) tellReady(gateway, notifier, loaded.config.mqtt.enabled);
 
   // Radios and the MQTT client unref their timers; the process must live until it is told to stop.
   // A keep-alive handle, not a timer anyone waits for: the one raw interval the timer test allows.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   await stopped;
+  notifier.close();
   clearInterval(keepAlive);
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
   await new Promise<void>((resolve) => logger.flush(() => resolve()));
   return restart ? 'restart' : 0;
+}
+
+/** How long READY=1 waits for the broker: well inside systemd's default start timeout (90 s). */
+const READY_WAIT_MS = 30_000;
+
+/** READY=1 once the broker is up (at once without MQTT), or after READY_WAIT_MS without it, saying so. */
+function tellReady(gateway: Gateway, notifier: SystemdNotifier, mqtt: boolean): void {
+  const radios = (): string => gateway.radios.map((r) => `${r.id} ${r.status().state}`).join(', ') || 'no radios';
+  if (!mqtt) {
+    notifier.ready(`running; ${radios()}; MQTT disabled`);
+    return;
+  }
+  if (gateway.mqttConnected) {
+    notifier.ready(`running; ${radios()}; broker connected`);
+    return;
+  }
+  let done = false;
+  const timer = backgroundClock.setTimeout(() => {
+    if (done) return;
+    done = true;
+    notifier.ready(`running; ${radios()}; broker not reachable yet (queued messages wait on disk)`);
+  }, READY_WAIT_MS);
+  gateway.bus.on('mqttState', notifier, (e) => {
+    if (e.connected && !done) {
+      done = true;
+      backgroundClock.clearTimeout(timer);
+      notifier.ready(`running; ${radios()}; broker connected`);
+    } else if (done) notifier.status(`running; ${radios()}; broker ${e.connected ? 'connected' : 'disconnected'}`);
+  });
 }

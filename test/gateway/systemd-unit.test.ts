@@ -14,6 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
+import { NotifySocket } from '../support/notify-socket';
 import { parseCommand, parseUnit, readUnit, shippedNodeFlags, shippedUnitPath, unitEnvironment, values } from '../support/systemd-unit';
 
 const INSTALLED_SCRIPT = '/usr/local/lib/node_modules/@clawling/node-red-mesh/dist/cli/clawling.js';
@@ -86,12 +87,14 @@ describe('the shipped systemd unit (gateway/systemd/clawling-gateway.service)', 
   const env = unitEnvironment(unit);
   let dir: string;
   let child: ChildProcess | undefined;
+  let notify: NotifySocket | undefined;
 
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-unit-'));
   });
   after(() => {
     child?.kill('SIGKILL');
+    notify?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -107,7 +110,13 @@ describe('the shipped systemd unit (gateway/systemd/clawling-gateway.service)', 
     }
   });
 
-  it('ExecStartPre (--check) exits 0, ExecStart answers /health, and SIGTERM ends it with exit code 0', async () => {
+  it('is Type=notify with a watchdog, which the gateway feeds through the systemd-notify program', () => {
+    assert.deepEqual(values(unit, 'Service', 'Type'), ['notify']);
+    assert.deepEqual(values(unit, 'Service', 'NotifyAccess'), ['all']);
+    assert.ok(Number(values(unit, 'Service', 'WatchdogSec')[0]) > 0);
+  });
+
+  it('ExecStartPre (--check) exits 0, ExecStart answers /health and tells READY=1 then WATCHDOG=1 on NOTIFY_SOCKET, and SIGTERM ends it with STOPPING=1 and exit code 0', async () => {
     const config = path.join(dir, 'gateway.yaml');
     fs.writeFileSync(
       config,
@@ -123,7 +132,10 @@ describe('the shipped systemd unit (gateway/systemd/clawling-gateway.service)', 
     fs.mkdirSync(state, { mode: 0o700 });
     // What systemd hands a system service: its own PATH (here this machine's, to find the same node), the unit's
     // Environment= and the StateDirectory= path. Nothing of this test's environment leaks in.
-    const serviceEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, STATE_DIRECTORY: state };
+    // Type=notify adds NOTIFY_SOCKET, and WatchdogSec= adds WATCHDOG_USEC (here a fraction of a second, not to wait).
+    notify = new NotifySocket(dir);
+    await notify.open();
+    const serviceEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, STATE_DIRECTORY: state, NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: '300000' };
     const run = (key: string): ChildProcess => {
       const lines = values(unit, 'Service', key);
       assert.equal(lines.length, 1, `one ${key}=`);
@@ -159,8 +171,14 @@ describe('the shipped systemd unit (gateway/systemd/clawling-gateway.service)', 
     assert.equal(typeof body.status, 'string');
     assert.ok(fs.existsSync(path.join(state, 'identity.json')), 'the identity went to $STATE_DIRECTORY');
 
+    await notify.until((m) => m.filter((line) => line.includes('WATCHDOG=1')).length >= 2);
+    const ready = notify.messages.findIndex((line) => line.includes('READY=1'));
+    assert.ok(ready >= 0 && ready < notify.messages.findIndex((line) => line.includes('WATCHDOG=1')), notify.messages.join(' | '));
+    assert.match(notify.messages[ready]!, /STATUS=running; sim0 ready; MQTT disabled/);
+
     child.kill('SIGTERM');
     assert.deepEqual(await done, { code: 0, signal: null }, stderr);
     child = undefined;
+    await notify.until((m) => m.some((line) => line.includes('STOPPING=1')));
   });
 });
