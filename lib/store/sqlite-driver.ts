@@ -112,6 +112,8 @@ function nodeSqliteDatabase(DatabaseSync: NativeDatabaseConstructor): SqliteCons
     }
 
     get inTransaction(): boolean {
+      // DatabaseSync throws on `isTransaction` once closed; the store asks before it checks for closed.
+      if (this.closed) return false;
       return this.db.isTransaction ?? this.depth > 0;
     }
 
