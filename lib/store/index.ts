@@ -12,7 +12,6 @@ export { MemoryStore } from './memory-store';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite-store';
 export { storeFileFor } from './location';
 export { SQLITE_PACKAGE, loadSqliteDriver } from './sqlite-driver';
-export { describeNativeLoadFailure, installingFolder, projectFolder, remedyCommand, type NativeLoadFailure } from './native-module';
 export { DEFAULT_INBOX_CAPACITY, DEFAULT_QUEUE_CAPACITY, DEFAULT_SEEN_CAPACITY, DEFAULT_MAX_ITEM_BYTES } from './rules';
 export type * from './types';
 
