@@ -1,7 +1,7 @@
 /**
  * `@clawling/node-red-mesh/store`: the one durable store (outbox, inbox dedup/upsert, cursors, bounded queues).
  *
- * `openStore(':memory:')` needs nothing native; `openStore(file)` loads the optional `better-sqlite3` on first use.
+ * `openStore(':memory:')` needs nothing native; `openStore(file)` loads Node's `node:sqlite` on first use.
  */
 import { MemoryStore } from './memory-store';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite-store';
