@@ -1,6 +1,6 @@
 /**
  * Preloaded (`node -r`) into a gateway child process to make named packages resolve to other folders, as on a host
- * where they are installed differently: `TEST_MODULE_REDIRECTS='{"better-sqlite3": "/tmp/x/node_modules/better-sqlite3"}'`.
+ * where they are installed differently: `TEST_MODULE_REDIRECTS='{"serialport": "/tmp/x/node_modules/serialport"}'`.
  * Only where the package is found changes; what loading it does is the package's own code. A `null` folder makes
  * the package not installed: resolving it fails as Node.js fails for any absent package. A `null` built-in
  * (`"node:sqlite": null`) is made absent as on a Node.js that lacks it (Node 20 for node:sqlite), with that error.
