@@ -1,6 +1,6 @@
 /**
  * `clawling gateway --check` and start-up refusals as users meet them: the real CLI in a child process, real config
- * files, native packages broken as installs break (support/broken-packages.ts), and a Node.js without node:sqlite.
+ * files, and a Node.js without node:sqlite (support/redirect-modules.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
