@@ -496,7 +496,7 @@ class QueueStatements {
 function toItem(row: Row): QueueItem {
   const raw = row.value;
   let value: StoreValue;
-  if (row.is_text === 1) value = String(raw);
+  if (row.is_text === 1) value = typeof raw === 'string' ? raw : Buffer.from(raw as Uint8Array).toString('utf8');
   else {
     const buf = raw as Buffer;
     value = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -548,7 +548,9 @@ class SqliteQueue implements Queue {
         dropped = this.s.dropOldest.run(this.name, this.name, meta.size - meta.capacity + 1).changes;
       }
       const seq = meta.next_seq;
-      const stored = typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      // Text with a NUL goes in as its UTF-8 bytes (is_text still 1): node:sqlite on Node 22 cuts text at the first NUL.
+      const stored =
+        typeof value !== 'string' ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value.includes('\0') ? Buffer.from(value, 'utf8') : value;
       this.s.insert.run(this.name, seq, typeof value === 'string' ? 1 : 0, stored, at ?? this.c.now());
       this.s.afterPush.run(dropped, dropped, this.name);
       meta.next_seq += 1;
