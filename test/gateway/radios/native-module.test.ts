@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { describeNativeLoadFailure, installingFolder, remedyCommand } from '../../../lib/store/native-module';
+import { describeNativeLoadFailure, installingFolder, remedyCommand } from '../../../gateway/radios/native-module';
 
-describe('lib/store native-module', () => {
+describe('gateway/radios native-module', () => {
   it('tells a Node.js upgrade (NODE_MODULE_VERSION) from a missing package and a missing build', () => {
     const abi = new Error(
       "The module '/opt/gw/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 127. This version of Node.js requires\nNODE_MODULE_VERSION 137. Please try re-compiling or re-installing",
