@@ -4,17 +4,17 @@ import { describeNativeLoadFailure, installingFolder, remedyCommand } from '../.
 describe('gateway/radios native-module', () => {
   it('tells a Node.js upgrade (NODE_MODULE_VERSION) from a missing package and a missing build', () => {
     const abi = new Error(
-      "The module '/opt/gw/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 127. This version of Node.js requires\nNODE_MODULE_VERSION 137. Please try re-compiling or re-installing",
+      "The module '/opt/gw/node_modules/@stoprocent/bleno/build/Release/bleno.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 127. This version of Node.js requires\nNODE_MODULE_VERSION 137. Please try re-compiling or re-installing",
     );
-    const a = describeNativeLoadFailure(abi, 'better-sqlite3');
+    const a = describeNativeLoadFailure(abi, '@stoprocent/bleno');
     assert.equal(a.kind, 'abi-mismatch');
     assert.match(a.reason, /NODE_MODULE_VERSION 127; this Node\.js v[\d.]+ needs 137/);
-    assert.equal(remedyCommand(a, 'better-sqlite3', installingFolder(abi.message, 'better-sqlite3')!), 'cd /opt/gw && npm rebuild better-sqlite3');
+    assert.equal(remedyCommand(a, '@stoprocent/bleno', installingFolder(abi.message, '@stoprocent/bleno')!), 'cd /opt/gw && npm rebuild @stoprocent/bleno');
 
-    const missing = Object.assign(new Error("Cannot find module 'better-sqlite3'\nRequire stack:\n- /x.js"), { code: 'MODULE_NOT_FOUND' });
-    const m = describeNativeLoadFailure(missing, 'better-sqlite3');
+    const missing = Object.assign(new Error("Cannot find module 'serialport'\nRequire stack:\n- /x.js"), { code: 'MODULE_NOT_FOUND' });
+    const m = describeNativeLoadFailure(missing, 'serialport');
     assert.equal(m.kind, 'not-installed');
-    assert.equal(remedyCommand(m, 'better-sqlite3', '/my app'), "cd '/my app' && npm install better-sqlite3");
+    assert.equal(remedyCommand(m, 'serialport', '/my app'), "cd '/my app' && npm install serialport");
 
     const noBuild = new Error('No native build was found for platform=linux arch=arm64 runtime=node abi=137 loaded from: /opt/gw/node_modules/@stoprocent/bluetooth-hci-socket');
     const n = describeNativeLoadFailure(noBuild, '@stoprocent/noble');
@@ -24,7 +24,7 @@ describe('gateway/radios native-module', () => {
   });
 
   it('takes the innermost project that holds the package', () => {
-    assert.equal(installingFolder('/a/node_modules/b/node_modules/better-sqlite3/lib/index.js', 'better-sqlite3'), '/a/node_modules/b');
-    assert.equal(installingFolder('/a/node_modules/better-sqlite3-extra/x', 'better-sqlite3'), undefined);
+    assert.equal(installingFolder('/a/node_modules/b/node_modules/@stoprocent/noble/lib/index.js', '@stoprocent/noble'), '/a/node_modules/b');
+    assert.equal(installingFolder('/a/node_modules/@stoprocent/noble-extra/x', '@stoprocent/noble'), undefined);
   });
 });
