@@ -70,8 +70,17 @@ export const command: CliCommand = {
       return 0;
     }
     const dir = path.resolve(values.dir ?? path.join(PACKAGE_ROOT, '.demo'));
+    // The site starts talking while the rest still starts: its lines wait until the banner (the URLs) is out, so that
+    // the banner is the first thing a newcomer reads, not something to scroll back to past the first `[mesh]` lines.
+    let held: string[] | undefined = [];
     const print = (line: string): void => {
-      io.stdout.write(`${line}\n`);
+      if (held) held.push(line);
+      else io.stdout.write(`${line}\n`);
+    };
+    const release = (): void => {
+      const lines = held ?? [];
+      held = undefined;
+      if (lines.length > 0) io.stdout.write(`${lines.join('\n')}\n`);
     };
     // Loaded here so that `clawling demo --help` works without the demo's development dependencies.
     let startDemo: typeof import('../demo/run-demo').startDemo;
@@ -87,6 +96,8 @@ export const command: CliCommand = {
     try {
       demo = await startDemo({ ports, dir, verbose: values.verbose === true, withoutNodeRed: values['no-node-red'] === true, virtualBle: values['virtual-ble'] === true, print });
     } catch (err) {
+      // What the site printed before the failure may explain it.
+      release();
       const e = err as { code?: string; message?: string };
       io.stderr.write(`clawling demo: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}\n`);
       return 1;
@@ -124,6 +135,7 @@ export const command: CliCommand = {
         '',
       ].join('\n'),
     );
+    release();
     let stopping = false;
     await new Promise<void>((resolve) => {
       const stop = (): void => {

@@ -11,7 +11,8 @@ import type { CliCommand } from './command';
 
 const HELP = `usage: clawling gateway [--config FILE] [--check [--strict] [--online] | --print-config]
 
-Runs the mesh gateway: radios, mesh router, MQTT bridge, status page.
+Runs the mesh gateway: radios, mesh router, MQTT bridge, status page. On a Node.js outside the package's
+engines range (package.json) it exits 1 at once, naming that Node and the range.
 
   --config FILE     the YAML configuration (default: $CLAWLING_CONFIG; without one, defaults and environment only)
   --check           validate the configuration, then report the store and each radio's readiness with the fix,
@@ -75,6 +76,14 @@ export const command: CliCommand = {
     if ((values.strict || values.online) && !values.check) {
       io.stderr.write(`clawling gateway: --${values.strict ? 'strict' : 'online'} goes with --check\n`);
       return 2;
+    }
+    // Before anything of the gateway loads: on a Node outside engines it would fail later, deeper, and less clearly.
+    const { checkEngines, packageEnginesNode } = await import('../gateway/node-engines');
+    const engines = checkEngines(process.version, packageEnginesNode());
+    if (!engines.ok) {
+      // A range this code cannot read is no reason to keep a gateway from starting; a Node outside it is.
+      io.stderr.write(`${engines.code === 'NODE_OUTSIDE_ENGINES' ? 'clawling gateway' : 'warning'}: ${engines.message}\n`);
+      if (engines.code === 'NODE_OUTSIDE_ENGINES') return 1;
     }
     const file = values.config ?? io.env.CLAWLING_CONFIG;
     // Loaded here, not at the top: `clawling --help` must not pay for the gateway's modules.

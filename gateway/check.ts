@@ -25,7 +25,7 @@ function checkStore(config: GatewayConfig): { ok: boolean; line: string } {
   }
   try {
     loadSqliteDriver();
-    return { ok: true, line: 'store: sqlite, ready (better-sqlite3 loads)' };
+    return { ok: true, line: `store: sqlite, ready (node:sqlite, Node.js ${process.version})` };
   } catch (err) {
     const refusal = storeRefusal(err);
     const e = err as { message?: string };

@@ -41,7 +41,7 @@ export const CORE_CONFIG_SCHEMA = {
           enum: ['sqlite', 'memory'],
           default: 'sqlite',
           description:
-            'sqlite: the durable outbox in <state_dir>/gateway.db (needs better-sqlite3; the gateway refuses to start without it); memory: queued messages are lost on restart.',
+            'sqlite: the durable outbox in <state_dir>/gateway.db (needs node:sqlite, Node.js 22.13 or later; the gateway refuses to start without it); memory: queued messages are lost on restart.',
         },
         store_sync: {
           enum: ['full', 'normal'],

@@ -1,8 +1,8 @@
 /**
  * The message of a radio whose optional package does not load at `open()`: what went wrong (not installed, built
- * for another Node.js, never built) and the command that fixes it, as `--check` words it (lib/store/native-module.ts).
+ * for another Node.js, never built) and the command that fixes it, as `--check` words it (native-module.ts).
  */
-import { describeNativeLoadFailure, installingFolder, projectFolder, remedyCommand } from '../../lib/store/native-module';
+import { describeNativeLoadFailure, installingFolder, projectFolder, remedyCommand } from './native-module';
 
 export function packageHint(pkg: string, err: unknown): string {
   const failure = describeNativeLoadFailure(err, pkg);

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { describeNativeLoadFailure, installingFolder, projectFolder, remedyCommand } from '../../lib/store/native-module';
+import { describeNativeLoadFailure, installingFolder, projectFolder, remedyCommand } from './native-module';
 import type { ResolvedRadioConfig, ResolvedSerialConfig, ResolvedBleConfig } from './radio-config';
 import { listSerialPorts, portMatches } from './serial/serial-port-list';
 import type { SerialBackend } from './serial/serial-backend';

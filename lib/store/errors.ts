@@ -5,9 +5,9 @@
 import { CodedError } from '../coded-error';
 
 export type StoreErrorCode =
-  /** The optional native driver `better-sqlite3` is not installed. */
+  /** This Node.js has no `node:sqlite` (older than 22.13): the file store cannot open. */
   | 'STORE_DRIVER_MISSING'
-  /** `better-sqlite3` is installed but its native addon does not load (built for another Node.js, never built). */
+  /** Kept so callers that test for it still compile; node:sqlite ships with Node.js, so nothing raises it any more. */
   | 'STORE_DRIVER_UNLOADABLE'
   /** Another process (or another store object) holds this file. One owner per file. */
   | 'STORE_LOCKED'

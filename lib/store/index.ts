@@ -1,7 +1,7 @@
 /**
  * `@clawling/node-red-mesh/store`: the one durable store (outbox, inbox dedup/upsert, cursors, bounded queues).
  *
- * `openStore(':memory:')` needs nothing native; `openStore(file)` loads the optional `better-sqlite3` on first use.
+ * `openStore(':memory:')` needs nothing native; `openStore(file)` loads Node's `node:sqlite` on first use.
  */
 import { MemoryStore } from './memory-store';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite-store';
@@ -12,7 +12,6 @@ export { MemoryStore } from './memory-store';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite-store';
 export { storeFileFor } from './location';
 export { SQLITE_PACKAGE, loadSqliteDriver } from './sqlite-driver';
-export { describeNativeLoadFailure, installingFolder, projectFolder, remedyCommand, type NativeLoadFailure } from './native-module';
 export { DEFAULT_INBOX_CAPACITY, DEFAULT_QUEUE_CAPACITY, DEFAULT_SEEN_CAPACITY, DEFAULT_MAX_ITEM_BYTES } from './rules';
 export type * from './types';
 

@@ -4,7 +4,7 @@
  * instead of double-sending an outbox.
  *
  * Every public call is one transaction (a savepoint when nested in `transaction()`), so a call that returned is
- * committed; better-sqlite3 is synchronous, so "returned" and "committed" are the same instant.
+ * committed; the driver (node:sqlite) is synchronous, so "returned" and "committed" are the same instant.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +22,7 @@ import {
   type ResolvedQueueOptions,
   valueBytes,
 } from './rules';
-import { loadSqliteDriver, type SqliteDatabase } from './sqlite-driver';
+import { loadSqliteDriver, sqliteCodeOf, type SqliteConstructor, type SqliteDatabase } from './sqlite-driver';
 import { SCHEMA_V1, SCHEMA_VERSION } from './sqlite-schema';
 import type {
   InboxRow,
@@ -47,6 +47,8 @@ import type {
 export interface SqliteStoreOptions extends OpenStoreOptions {
   /** How long to wait for another owner to release the file before failing with `STORE_LOCKED`. Default 1000 ms. */
   lockTimeoutMs?: number;
+  /** The driver class; `node:sqlite` unless given. For the driver bench, which runs the same store on better-sqlite3. */
+  driver?: SqliteConstructor;
 }
 
 type Row = Record<string, unknown>;
@@ -57,9 +59,8 @@ type Row = Record<string, unknown>;
  */
 function translate(err: unknown, location: string): Error {
   if (err instanceof StoreError) return err;
-  const raw = (err as { code?: unknown } | undefined)?.code;
-  const code = typeof raw === 'string' ? raw : '';
-  if (!code.startsWith('SQLITE') && err instanceof Error) return err;
+  const code = sqliteCodeOf(err);
+  if (code === '' && err instanceof Error) return err;
   const message = (err as Error)?.message ?? String(err);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new StoreError('STORE_LOCKED', `store file ${location} is in use by another owner (${message})`, { location, sqlite: code }, { cause: err });
@@ -495,7 +496,7 @@ class QueueStatements {
 function toItem(row: Row): QueueItem {
   const raw = row.value;
   let value: StoreValue;
-  if (row.is_text === 1) value = String(raw);
+  if (row.is_text === 1) value = typeof raw === 'string' ? raw : Buffer.from(raw as Uint8Array).toString('utf8');
   else {
     const buf = raw as Buffer;
     value = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -547,7 +548,9 @@ class SqliteQueue implements Queue {
         dropped = this.s.dropOldest.run(this.name, this.name, meta.size - meta.capacity + 1).changes;
       }
       const seq = meta.next_seq;
-      const stored = typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      // Text with a NUL goes in as its UTF-8 bytes (is_text still 1): node:sqlite on Node 22 cuts text at the first NUL.
+      const stored =
+        typeof value !== 'string' ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value.includes('\0') ? Buffer.from(value, 'utf8') : value;
       this.s.insert.run(this.name, seq, typeof value === 'string' ? 1 : 0, stored, at ?? this.c.now());
       this.s.afterPush.run(dropped, dropped, this.name);
       meta.next_seq += 1;
@@ -694,7 +697,7 @@ export class SqliteStore implements Store {
     if (synchronous !== 'full' && synchronous !== 'normal') {
       throw new StoreError('STORE_BAD_ARGUMENT', `synchronous must be 'full' or 'normal', got ${String(synchronous)}`);
     }
-    const Database = loadSqliteDriver();
+    const Database = options.driver ?? loadSqliteDriver();
     const file = path.resolve(location);
     let db: SqliteDatabase | undefined;
     try {

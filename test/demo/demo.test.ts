@@ -142,6 +142,11 @@ describe('clawling demo (npm start) as a child process', function () {
     const daemon = await out.line(/Gateway daemon: +127\.0\.0\.1:(\d+) /, 'the gateway-daemon listener');
     await out.line(new RegExp(`npx clawling daemon-client --connect 127\\.0\\.0\\.1:${daemon[1]} --key phone\\.pem$`), 'how to attach');
     await out.line(/^Press Ctrl-C to stop\.$/, 'the end of the URL list');
+    // The banner is what a newcomer reads first: no traffic line comes before it (the site talks while Node-RED starts).
+    await out.line(/^\[mesh\] /, 'a [mesh] line');
+    const banner = out.lines.indexOf('Clawling demo is running (everything on 127.0.0.1):');
+    const firstMesh = out.lines.findIndex((l) => l.startsWith('[mesh]'));
+    assert.ok(banner >= 0 && firstMesh > banner, `the banner is line ${banner}, the first [mesh] line ${firstMesh}:\n${out.lines.join('\n')}`);
     const ports = [nodeRed[1], status[1], hub[1], admin[1], broker[1], daemon[1]].map(Number);
     await everyPrintedUrlAnswers(out.lines);
     const devices = `http://127.0.0.1:${admin[1]}/admin/devices`;

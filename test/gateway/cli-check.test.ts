@@ -1,12 +1,11 @@
 /**
  * `clawling gateway --check` and start-up refusals as users meet them: the real CLI in a child process, real config
- * files, and real copies of better-sqlite3 broken as installs break (support/broken-packages.ts).
+ * files, and a Node.js without node:sqlite (support/redirect-modules.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sqliteWithNative, sqliteWithoutBuild } from './support/broken-packages';
 import { tempDir } from './support/gateway';
 
 const BIN = path.join(__dirname, '..', '..', 'cli', 'clawling.js');
@@ -97,38 +96,11 @@ describe('clawling gateway --check (readiness) and store refusals', function () 
     assert.match(plugged.stdout, /^radio usb0 \(serial\): ready$/m);
   });
 
-  it('better-sqlite3 installed with --ignore-scripts: --check and the gateway say so and name npm rebuild in its folder', async () => {
-    const pkg = sqliteWithoutBuild(path.join(dir, 'install'));
-    const modules = { 'better-sqlite3': pkg };
-    const file = config('radios:\n  - {id: sim0, kind: simulated}\n');
-    const check = run(['--check', '--config', file], modules);
-    assert.equal(check.status, 1, check.stdout);
-    assert.match(check.stdout, /^store: not ready: .*better-sqlite3.* is installed .*never built.*Could not locate the bindings file/m);
-    assert.ok(check.stdout.includes(`cd ${path.join(dir, 'install')} && npm rebuild better-sqlite3`), check.stdout);
-    const started = await runGateway(file, modules);
-    assert.equal(started.status, 1, started.stdout);
-    assert.match(started.stderr, /STORE_DRIVER: .*never built/);
-    assert.ok(started.stderr.includes(`cd ${path.join(dir, 'install')} && npm rebuild better-sqlite3`), started.stderr);
-    assert.match(started.stderr, /set gateway\.store: memory \(or CLAWLING_GATEWAY_STORE=memory\)/);
-  });
-
-  it('better-sqlite3 whose native file is no addon for this Node.js: the real loader error, and npm rebuild', () => {
-    // A real shared object that registers no Node.js module, like an addon left from another Node.js build.
-    const foreign = ['/lib/x86_64-linux-gnu/libm.so.6', '/usr/lib/x86_64-linux-gnu/libm.so.6', '/lib/aarch64-linux-gnu/libm.so.6'].find((f) => fs.existsSync(f));
-    const bytes = foreign ? fs.readFileSync(foreign) : Buffer.from('not an ELF file at all');
-    const pkg = sqliteWithNative(path.join(dir, 'install'), bytes);
-    const file = config('radios: []\n');
-    const check = run(['--check', '--config', file], { 'better-sqlite3': pkg });
-    assert.equal(check.status, 1, check.stdout);
-    assert.match(check.stdout, /^store: not ready: .*better-sqlite3.* is installed .*(did not self-register|invalid ELF header|file too short)/m);
-    assert.ok(check.stdout.includes('npm rebuild better-sqlite3'), check.stdout);
-  });
-
-  it('missing better-sqlite3 refuses to start unless gateway.store is memory, which starts with a warning', async () => {
-    const modules = { 'better-sqlite3': null };
+  it('a Node.js without node:sqlite refuses to start unless gateway.store is memory, which starts with a warning', async () => {
+    const modules = { 'node:sqlite': null };
     const refused = await runGateway(config('radios:\n  - {id: sim0, kind: simulated}\n'), modules);
     assert.equal(refused.status, 1, refused.stdout);
-    assert.match(refused.stderr, /STORE_DRIVER: gateway\.store is sqlite, and the durable store needs the optional package 'better-sqlite3', which is not installed; install it with: cd .* && npm install better-sqlite3/);
+    assert.match(refused.stderr, /STORE_DRIVER: gateway\.store is sqlite, and the durable store needs node:sqlite, which Node\.js v[\d.]+ does not have; run the gateway on Node\.js 22\.13\.0 or later/);
     assert.match(refused.stderr, /set gateway\.store: memory/);
     assert.ok(!fs.existsSync(path.join(dir, 'state', 'gateway.db')));
 

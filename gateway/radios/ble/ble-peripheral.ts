@@ -34,6 +34,7 @@ import { MESH_CHARACTERISTICS, nobleUuid } from './ble-noble';
 import { BleServerLink } from './ble-server-link';
 import type { ResolvedBleConfig } from '../radio-config';
 import type { Clock } from '../../../lib/clock';
+import { counted } from '../../../lib/plural';
 import type { RadioLogger } from '../radio';
 
 /** The largest ATT MTU (517); bleno's HCI server is lifted to it. */
@@ -368,7 +369,7 @@ export class BlePeripheral {
     const waiting = this.#o.clock.now() < this.#retryAt;
     if (!full && !waiting && this.#advertising === 'off') this.#startAdvertising(bleno);
     else if (full && this.#advertising === 'on') this.#stopAdvertising(() => this.#syncAdvertising());
-    if (full) this.#setState('full', `${this.#links.size} centrals connected`);
+    if (full) this.#setState('full', `${counted(this.#links.size, 'central')} connected`);
     else if (this.#advertising === 'on') this.#setState('advertising', this.#hci);
   }
 

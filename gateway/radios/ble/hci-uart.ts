@@ -6,6 +6,7 @@
  * The port is locked exclusively (serialport's `lock`, flock on Linux), so a second gateway on the same path fails
  * with `IN_USE` instead of both reading half the controller's packets.
  */
+import { wakeAfterPollerEvents } from '../serialport-wakeup';
 import { BleTransportError } from './errors';
 import { H4Reader } from './h4-reader';
 
@@ -68,6 +69,8 @@ export class HciUartTransport {
   async open(): Promise<void> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { SerialPort } = require('serialport') as { SerialPort: PortClass };
+    // Node 26 leaves serialport's reads hanging on a quiet line without it (serialport-wakeup.ts).
+    wakeAfterPollerEvents();
     const { path, baudRate, flowControl } = this.#options;
     const port = new SerialPort({ path, baudRate, rtscts: flowControl, lock: true, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((err) => (err === null ? resolve() : reject(uartOpenError(path, err)))));

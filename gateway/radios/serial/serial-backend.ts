@@ -6,6 +6,7 @@
  * only, and a missing package becomes state `unsupported` with the install hint. Tests pass `SerialPortMock`
  * (the same stream class over `@serialport/binding-mock`) through the same interface.
  */
+import { wakeAfterPollerEvents } from '../serialport-wakeup';
 import { packageHint } from '../package-hint';
 import { RadioError } from '../radio';
 
@@ -58,6 +59,8 @@ export function loadSerialBackend(): SerialBackend {
       { cause: err },
     );
   }
+  // Node 26 leaves serialport's reads hanging on a quiet line without it (serialport-wakeup.ts).
+  wakeAfterPollerEvents();
   const { SerialPort } = mod;
   return {
     createPort: ({ path, baudRate }) => new SerialPort({ path, baudRate, autoOpen: false }),

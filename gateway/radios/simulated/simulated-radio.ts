@@ -22,6 +22,7 @@ import { RadioBase, type RadioBaseOptions } from '../radio-base';
 import { resolveRadioConfig, type ResolvedSimulatedConfig, type ResolvedSimulatedPeer, type SimulatedPeerConfig } from '../radio-config';
 import { MAX_MESH_FRAME_BYTES, RadioError, type RadioPeer } from '../radio';
 import { TypedEmitter } from '../../../lib/typed-emitter';
+import { counted } from '../../../lib/plural';
 
 export interface SimulatedRadioDeps {
   /** The gateway's own address: default recipient of what talking peers say. */
@@ -336,7 +337,7 @@ export class SimulatedRadio extends RadioBase {
   }
 
   protected async doOpen(): Promise<void> {
-    this.setState('ready', `${this.#virtual.size} virtual peers`);
+    this.setState('ready', counted(this.#virtual.size, 'virtual peer'));
     for (const peer of this.#virtual.values()) peer.appear();
   }
 

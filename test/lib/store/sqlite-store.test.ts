@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openStore, SqliteStore, StoreError, storeFileFor, type Store } from '../../../lib/store';
+import { loadSqliteDriver, openStore, SqliteStore, StoreError, storeFileFor, type Store } from '../../../lib/store';
 import { storeSuite } from './support/store-suite';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'clawling-store-'));
@@ -68,8 +68,7 @@ describe('SqliteStore on disk', () => {
   it('refuses a file written by a newer layout version', () => {
     const file = freshFile();
     openStore(file).close();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+    const Database = loadSqliteDriver();
     const db = new Database(file);
     db.pragma('user_version = 99');
     db.close();
@@ -121,7 +120,7 @@ describe('SqliteStore on disk', () => {
     }
   });
 
-  it('names the missing package when better-sqlite3 cannot be loaded, while :memory: still works', () => {
+  it('says which Node.js is needed when node:sqlite cannot be loaded, while :memory: still works', () => {
     const preload = path.join(__dirname, 'support', 'no-sqlite-preload.js');
     const storeIndex = path.join(__dirname, '..', '..', '..', 'lib', 'store', 'index.js');
     const script = `
@@ -134,8 +133,8 @@ describe('SqliteStore on disk', () => {
     assert.equal(run.status, 0, run.stderr);
     const out = JSON.parse(run.stdout.trim()) as { code: string; message: string; pkg: string };
     assert.equal(out.code, 'STORE_DRIVER_MISSING');
-    assert.equal(out.pkg, 'better-sqlite3');
-    assert.match(out.message, /better-sqlite3/);
+    assert.equal(out.pkg, 'node:sqlite');
+    assert.match(out.message, /node:sqlite.*Node\.js 22\.13\.0 or later/);
     assert.match(out.message, /:memory:/);
   });
 });

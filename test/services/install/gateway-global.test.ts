@@ -1,8 +1,9 @@
 /**
  * The gateway route of docs/install.md: the packed tarball installed globally with --omit=dev into an empty prefix,
- * with the machine's npm (11, Node 20) and with npm 12 (Node 24), each with the documented `--allow-scripts` list.
- * Every `exports` entry must load, `clawling --help` and `--check` must work, and the gateway must start with its
- * sqlite store. npm 12 is also run once without the list, to show what the docs' approval step prevents.
+ * with the machine's npm (11, run by the Node first on PATH: 24 in CI) and with npm 12 (Node 24), each with the
+ * documented `--allow-scripts` list. Every `exports` entry must load, `clawling --help` and `--check` must work, and
+ * the gateway must start with its sqlite store. npm 12 is also run once without the list: the store needs no
+ * script (node:sqlite), so that gateway starts too, and keeps starting when the machine's Node moves from 24 to 26.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -40,7 +41,7 @@ describe('install route: the tarball installed globally for the gateway', functi
   ];
 
   for (const index of [0, 1]) {
-    describe(index === 0 ? "with the machine's npm (Node 20)" : 'with npm 12 (Node 24)', () => {
+    describe(index === 0 ? "with the machine's npm (the Node first on PATH)" : 'with npm 12 (Node 24)', () => {
       let chain: Toolchain;
       let prefix: string;
       let packageDir: string;
@@ -101,17 +102,45 @@ describe('install route: the tarball installed globally for the gateway', functi
     });
   }
 
-  describe('with npm 12 and no --allow-scripts (why the docs ask for it)', () => {
-    it('blocks the native builds, so better-sqlite3 has no binary and the gateway could not open its store', async () => {
-      const prefix = path.join(env.workDir, 'prefix-blocked');
+  describe('with npm 12 and no approvals: nothing is compiled, the store still works', () => {
+    let prefix: string;
+    let packageDir: string;
+    let configFile: string;
+
+    before(async () => {
+      prefix = path.join(env.workDir, 'prefix-blocked');
       fs.mkdirSync(prefix);
-      const cmdEnv = toolchainEnv(env.node24Bin);
-      const install = await run(path.join(env.npm12Bin, 'npm'), ['install', '-g', '--prefix', prefix, '--omit=dev', env.tarball], { env: cmdEnv });
+      const install = await run(path.join(env.npm12Bin, 'npm'), ['install', '-g', '--prefix', prefix, '--omit=dev', env.tarball], { env: toolchainEnv(env.node24Bin) });
       console.log(`      npm 12 install -g, scripts blocked: ${seconds(install.ms)}`);
       const blocked = scriptWarnings(install.stderr);
+      // The premise: npm 12 ran none of the native packages' scripts, so nothing was built on this machine.
       for (const name of NATIVE_PACKAGES) assert.ok(blocked.includes(name), `${name} not in npm's blocked list:\n${install.stderr}`);
-      const status = await nativeStatus(env.node24Bin, path.join(prefix, 'lib', 'node_modules', PACKAGE_NAME), ['better-sqlite3'], cmdEnv);
-      assert.match(status['better-sqlite3'], /Could not locate the bindings file/);
+      packageDir = path.join(prefix, 'lib', 'node_modules', PACKAGE_NAME);
+      configFile = writeGatewayConfig(path.join(env.workDir, 'gateway-blocked'));
+    });
+
+    it('starts clawling gateway on Node 24 with its sqlite outbox (node:sqlite needs no install script)', async () => {
+      const { health, log } = await startAndProbe(path.join(prefix, 'bin', 'clawling'), configFile, toolchainEnv(env.node24Bin));
+      assert.equal(health.status, 'ok');
+      assert.ok(fs.existsSync(path.join(path.dirname(configFile), 'state', 'gateway.db')), 'no gateway.db in the state folder');
+      assert.ok(!log.some((l) => l.includes('outbox lives in memory')), log.join('\n'));
+    });
+
+    it("loads serialport's binding from its prebuilt file (serial radios work without approval)", async () => {
+      const status = await nativeStatus(env.node24Bin, packageDir, ['@serialport/bindings-cpp'], toolchainEnv(env.node24Bin));
+      assert.deepEqual(status, { '@serialport/bindings-cpp': 'ok' });
+    });
+
+    it('keeps working when the machine moves to Node 26: the same install starts and reopens the store Node 24 wrote', async () => {
+      const node26 = toolchainEnv(env.node26Bin);
+      const version = (await run(path.join(env.node26Bin, 'node'), ['--version'], { env: node26 })).stdout.trim();
+      assert.match(version, /^v26\./);
+      const db = path.join(path.dirname(configFile), 'state', 'gateway.db');
+      assert.ok(fs.existsSync(db), 'the Node 24 start left no gateway.db to reopen');
+      const { health, log } = await startAndProbe(path.join(prefix, 'bin', 'clawling'), configFile, node26);
+      assert.equal(health.status, 'ok');
+      assert.ok(!log.some((l) => l.includes('outbox lives in memory')), log.join('\n'));
+      assert.deepEqual(await nativeStatus(env.node26Bin, packageDir, ['@serialport/bindings-cpp'], node26), { '@serialport/bindings-cpp': 'ok' });
     });
   });
 });

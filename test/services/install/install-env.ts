@@ -12,6 +12,8 @@ export interface InstallEnv {
   tarball: string;
   /** Bin folder of Node 24 (Node-RED 5 needs Node >= 22.9). */
   node24Bin: string;
+  /** Bin folder of Node 26: a gateway installed on Node 24 must keep working after the machine moves to 26. */
+  node26Bin: string;
   /** Bin folder of npm 12 (the registry's npm@latest). */
   npm12Bin: string;
   /** The installed `node-red` package folder (holds red.js and Node-RED's own npm). */
@@ -33,6 +35,7 @@ export function installEnv(): InstallEnv {
   return {
     tarball: required('CLAWLING_TARBALL'),
     node24Bin: required('CLAWLING_NODE24_BIN'),
+    node26Bin: required('CLAWLING_NODE26_BIN'),
     npm12Bin: required('CLAWLING_NPM12_BIN'),
     nodeRedDir: required('CLAWLING_NODE_RED_DIR'),
     machineNpm: required('CLAWLING_MACHINE_NPM'),
@@ -41,11 +44,10 @@ export function installEnv(): InstallEnv {
 }
 
 /**
- * The native dependencies whose install scripts must run: better-sqlite3 (the durable outbox and hub state) and the
- * BLE and serial stack. npm 12 runs none of them unless the installing project or the command line allows them.
+ * The native dependencies with install scripts: the BLE and serial stack (the durable store is on node:sqlite and
+ * has none). npm 12 runs none of them unless the installing project or the command line allows them.
  */
 export const NATIVE_PACKAGES = [
-  'better-sqlite3',
   '@stoprocent/noble',
   '@stoprocent/bleno',
   '@stoprocent/bluetooth-hci-socket',

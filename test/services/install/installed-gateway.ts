@@ -1,7 +1,6 @@
 /**
  * Checks an installed `clawling` the way a reader of docs/raspberry-pi.md would: help, `--check` on a config, then a
- * real start with a file store. `--check` loads no native module, so only the start catches a better-sqlite3 whose
- * install script never ran ("Could not locate the bindings file").
+ * real start with a file store (node:sqlite: only a start shows that the store opens on the Node that runs it).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

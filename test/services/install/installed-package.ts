@@ -40,8 +40,8 @@ export async function requireAll(nodeBin: string, fromDir: string, specs: string
 }
 
 /**
- * Which native dependencies actually work: better-sqlite3 opens a database (loading it alone succeeds even without
- * its binary), the others load. Returns name → "ok" or the first line of the error.
+ * Which native dependencies actually work: each loads, and serialport's binding is picked for this platform (loading
+ * the package alone succeeds without it). Returns name → "ok" or the first line of the error.
  */
 export async function nativeStatus(nodeBin: string, packageDir: string, names: readonly string[], env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
   const script = `
@@ -50,7 +50,6 @@ export async function nativeStatus(nodeBin: string, packageDir: string, names: r
     for (const name of ${JSON.stringify(names)}) {
       try {
         const mod = req(name);
-        if (name === 'better-sqlite3') new mod(':memory:').close();
         if (name === '@serialport/bindings-cpp') mod.autoDetect();
         out[name] = 'ok';
       } catch (err) { out[name] = String(err.message).split('\\n')[0]; }
@@ -60,4 +59,25 @@ export async function nativeStatus(nodeBin: string, packageDir: string, names: r
     process.exit(0);`;
   const result = await run(path.join(nodeBin, 'node'), ['-e', script], { env, cwd: packageDir });
   return JSON.parse(result.stdout) as Record<string, string>;
+}
+
+/**
+ * Opens a file store through the installed package's `./store` entry with `nodeBin` (what a hub-config node's state
+ * folder and the gateway's outbox do), writes a value, closes, reopens and reads it back. "ok" or the error's code
+ * and message: the store is on node:sqlite, so it must work whatever npm did with install scripts.
+ */
+export async function storeStatus(nodeBin: string, fromDir: string, file: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const script = `
+    const req = require('node:module').createRequire(require('node:path').join(${JSON.stringify(fromDir)}, 'noop.js'));
+    const { openStore } = req(${JSON.stringify(`${PACKAGE_NAME}/store`)});
+    try {
+      const a = openStore(${JSON.stringify(file)});
+      a.kv.set('written-by', process.version);
+      a.close();
+      const b = openStore(${JSON.stringify(file)});
+      const read = b.kv.get('written-by');
+      b.close();
+      process.stdout.write(read === process.version ? 'ok' : 'read back ' + read);
+    } catch (err) { process.stdout.write((err.code ? err.code + ': ' : '') + String(err.message).split('\\n')[0]); }`;
+  return (await run(path.join(nodeBin, 'node'), ['-e', script], { env, cwd: fromDir })).stdout;
 }

@@ -146,6 +146,14 @@ describe('gateway/radios SimulatedRadio', () => {
     assert.equal(got.length, 1);
   });
 
+  it('names its peer count in English in its status detail ("1 virtual peer", "2 virtual peers")', async () => {
+    const one = setup({ id: 'sim1', peers: [{ id: 'garden' }] }).radio;
+    const two = setup().radio;
+    await one.open();
+    await two.open();
+    assert.deepEqual([one.status().detail, two.status().detail], ['1 virtual peer', '2 virtual peers']);
+  });
+
   it('adds and removes virtual peers at run time', async () => {
     const { radio } = setup();
     await radio.open();

@@ -4,8 +4,8 @@
  * A native addon fails in a few recognisable ways, each with its own remedy: not installed (`npm install`), built
  * for another Node.js (`NODE_MODULE_VERSION 127` against 137 after a Node upgrade: `npm rebuild`), never built
  * (`--ignore-scripts`, or no prebuild for the platform: "Could not locate the bindings file"), or a file that is not
- * a loadable addon ("Module did not self-register", "invalid ELF header"). The store's driver and the gateway's
- * radio readiness check both describe failures through this, so the wording and the commands stay the same.
+ * a loadable addon ("Module did not self-register", "invalid ELF header"). The radios' readiness check (`--check`)
+ * and their load errors (package-hint.ts) both describe failures through this, so the wording and commands agree.
  */
 import fs from 'node:fs';
 import path from 'node:path';
