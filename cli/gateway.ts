@@ -7,9 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import YAML from 'yaml';
-import type { CliCommand } from './command';
+import type { CliCommand, CliIo } from './command';
 
 const HELP = `usage: clawling gateway [--config FILE] [--check [--strict] [--online] | --print-config]
+       clawling gateway install-service [--config FILE] [--user NAME] [--unit-dir DIR]
 
 Runs the mesh gateway: radios, mesh router, MQTT bridge, status page. On a Node.js outside the package's
 engines range (package.json) it exits 1 at once, naming that Node and the range.
@@ -24,6 +25,10 @@ engines range (package.json) it exits 1 at once, naming that Node and the range.
                     is opened and nothing is published
   --print-config    print the resolved configuration as YAML, secrets redacted, and exit
   --help            this text
+
+install-service (as root) writes the systemd unit to --unit-dir (default /etc/systemd/system) running this Node
+(its absolute path) and this package, with --config (default /etc/clawling/gateway.yaml) and --user (default
+clawling), and prints what it wrote and the systemctl lines that start it. A Node outside engines is refused.
 
 Every setting can be overridden by an environment variable: CLAWLING_<SECTION>_<SETTING>, for example
 CLAWLING_MQTT_URL, CLAWLING_MQTT_BASE_TOPIC, CLAWLING_MQTT_TLS_CA, CLAWLING_HTTP_PORT, CLAWLING_LOG_LEVEL;
@@ -52,9 +57,34 @@ function writable(dir: string): string | undefined {
   }
 }
 
+async function installServiceCommand(args: string[], io: CliIo): Promise<number> {
+  let values: { config?: string; user?: string; 'unit-dir'?: string };
+  try {
+    ({ values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' }, user: { type: 'string' }, 'unit-dir': { type: 'string' } } }));
+  } catch (err) {
+    io.stderr.write(`clawling gateway install-service: ${(err as Error).message}\n${HELP}`);
+    return 2;
+  }
+  const { installService, installedLines, SYSTEM_UNIT_DIR } = await import('../gateway/install-service');
+  const install = {
+    node: process.execPath,
+    cli: path.join(__dirname, 'clawling.js'),
+    config: path.resolve(values.config ?? '/etc/clawling/gateway.yaml'),
+    user: values.user ?? 'clawling',
+  };
+  const result = installService(install, { unitDir: values['unit-dir'] ?? SYSTEM_UNIT_DIR, nodeVersion: process.version, uid: process.getuid?.() });
+  if (!result.ok) {
+    io.stderr.write(`clawling gateway install-service: ${result.code}: ${result.message}\n`);
+    return 1;
+  }
+  io.stdout.write(`${installedLines(result, install).join('\n')}\n`);
+  return 0;
+}
+
 export const command: CliCommand = {
   summary: 'run the mesh gateway (radios, router, MQTT bridge, status page)',
   async run(args, io) {
+    if (args[0] === 'install-service') return installServiceCommand(args.slice(1), io);
     let values: { config?: string; check?: boolean; strict?: boolean; online?: boolean; 'print-config'?: boolean; help?: boolean };
     try {
       ({ values } = parseArgs({
