@@ -9,6 +9,9 @@
 import { BleTransportError } from './errors';
 import { H4Reader } from './h4-reader';
 
+/** What a write or read on a serial device that vanished fails with: a USB dongle pulled out, a pty whose master closed. */
+const GONE = /\b(EIO|ENXIO|ENODEV)\b/;
+
 export interface UartOptions {
   path: string;
   baudRate: number;
@@ -75,7 +78,7 @@ export class HciUartTransport {
     this.#reader.clear();
     this.#port = port;
     port.on('data', (chunk) => this.#onData(chunk));
-    port.on('error', (err) => this.#fail(new BleTransportError('CLOSED', `${path}: ${err.message}`, { path }, { cause: err })));
+    port.on('error', (err) => this.#fail(new BleTransportError('CLOSED', `${path}: ${GONE.test(err.message) ? `the controller went away (unplugged?): ${err.message}` : err.message}`, { path }, { cause: err })));
     port.on('close', () => this.#fail(new BleTransportError('CLOSED', `${path}: the controller went away (unplugged?)`, { path })));
   }
 
