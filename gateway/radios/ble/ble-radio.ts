@@ -116,8 +116,8 @@ export class BleRadio extends RadioBase {
   /** Controllers the radio owns (UART), by label; empty for kernel adapters. */
   readonly #controllers = new Map<string, HciController>();
   #blenoFactory: BlenoFactory | undefined;
-  /** Server links already reported as too small for a fragment. */
-  readonly #tooSmall = new WeakSet<BleServerLink>();
+  /** Links (either role) already reported as too small for a fragment. */
+  readonly #tooSmall = new WeakSet<BleServerLink | BlePeerLink>();
   /** Set while a faulted controller is closed and being opened again. */
   #reopening = false;
   #controllerFault: string | undefined;
@@ -524,6 +524,7 @@ export class BleRadio extends RadioBase {
       onMtu: (attMtu) => {
         const n = this.#neighbours.get(c.peerId ?? id);
         if (n !== undefined && this.#route(n)?.kind === 'central') this.peerUpdate(n.id, { mtu: attMtu - 3 });
+        if (n !== undefined && n.central === c) this.#checkCentralMtu(n, c);
       },
       onDisconnect: (reason) => this.#onLinkLost(c, reason),
       accept: (identity) => this.#allowed(id, identity),
@@ -578,6 +579,7 @@ export class BleRadio extends RadioBase {
     const patch: PeerInfo = { id: n.id, wireVersions: [], rssi: c.rssi };
     if (this.#route(n)?.kind === 'central' && mtu !== undefined) patch.mtu = mtu;
     this.#publish(n, patch);
+    this.#checkCentralMtu(n, c);
   }
 
   #neighbourWithAddress(address: string): Neighbour | undefined {
@@ -647,16 +649,33 @@ export class BleRadio extends RadioBase {
     if (n === undefined || n.server !== link) return;
     this.log.debug({ radio: this.id, peer: n.id, subscribed: link.subscribed, mtu: link.mtu }, 'BLE central subscription');
     this.#linksChanged(n, 'subscription changed');
-    if (link.subscribed && link.maxFrameBytes === 0 && !this.#tooSmall.has(link)) {
-      // ATT MTU 23 leaves 20 bytes per notification; a fragment header with its 36-character id needs 46. Without
-      // this, every frame to the central (ACKs included) fails FRAME_TOO_LARGE where nobody looks.
-      this.#tooSmall.add(link);
-      this.countMtuTooSmall();
-      const attMtu = (link.mtu ?? 20) + 3;
-      const problem = `ATT MTU ${attMtu} cannot carry one fragment header (needs ${MIN_NOTIFY_BYTES} bytes per notification, has ${attMtu - 3}); the central must exchange a larger MTU`;
-      this.log.warn({ radio: this.id, peer: n.id, address: n.address, attMtu }, `BLE central ${n.id}: ${problem}`);
-      if (this.peer(n.id) !== undefined) this.peerUpdate(n.id, { problem });
-    }
+    // ATT MTU 23 leaves 20 bytes per notification; a fragment header with its 36-character id needs 46. Without
+    // this, every frame to the central (ACKs included) fails FRAME_TOO_LARGE where nobody looks.
+    if (link.subscribed && link.maxFrameBytes === 0) this.#reportMtuTooSmall(n, link, (link.mtu ?? 20) + 3, 'central', 'the central must exchange a larger MTU');
+  }
+
+  /**
+   * A link whose notifications cannot carry one fragment header: a counter, the peer's `problem` and one warning
+   * naming the peer, once per link. `role` is the role of the peer on that link.
+   */
+  #reportMtuTooSmall(n: Neighbour, link: BleServerLink | BlePeerLink, attMtu: number, role: 'central' | 'peripheral', remedy: string): void {
+    if (this.#tooSmall.has(link)) return;
+    this.#tooSmall.add(link);
+    this.countMtuTooSmall();
+    const problem = `ATT MTU ${attMtu} cannot carry one fragment header (needs ${MIN_NOTIFY_BYTES} bytes per notification, has ${attMtu - 3}); ${remedy}`;
+    this.log.warn({ radio: this.id, peer: n.id, address: n.address, attMtu }, `BLE ${role} ${n.id}: ${problem}`);
+    if (this.peer(n.id) !== undefined) this.peerUpdate(n.id, { problem });
+  }
+
+  /**
+   * The gateway is the central: its writes are 185-byte fragments whatever the MTU (the reference rule, and neither
+   * stack enforces the MTU on write commands), but the peripheral's notifications are cut to ATT MTU − 3 bytes, so
+   * at MTU 23 nothing the phone sends (its ACKs included) arrives whole.
+   */
+  #checkCentralMtu(n: Neighbour, c: Candidate): void {
+    const link = c.link;
+    if (link?.attMtu === null || link === undefined || link.attMtu - 3 >= MIN_NOTIFY_BYTES) return;
+    this.#reportMtuTooSmall(n, link, link.attMtu, 'peripheral', "its notifications are cut and dropped; the peripheral must accept a larger MTU (the gateway asks for 517)");
   }
 
   #onClientGone(link: BleServerLink, reason: string): void {

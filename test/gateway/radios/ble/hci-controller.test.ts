@@ -203,4 +203,36 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     assert.ok(logger.lines.some((l) => l.level === 'warn' && (l.msg ?? '').includes(centralId) && /ATT MTU 23/.test(l.msg ?? '')), 'a warning naming the central');
     await assert.rejects(radio.send(centralId, frameOf('an ACK that cannot fit')), (err: unknown) => (err as { code?: string }).code === 'FRAME_TOO_LARGE');
   });
+
+  it('a phone peripheral at ATT MTU 23 under the gateway central: reported on the peer, in a counter and in a log line naming it, instead of its frames vanishing', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const [gatewayHost, phoneHost] = await Promise.all([ble.host(), ble.host()]);
+    const phone = new BlenoPhone(blenoOnUart(phoneHost.path), { maxAttMtu: 23 });
+    cleanup.push(() => phone.stop());
+    await phone.start();
+    const logger = new TestLogger();
+    const radio = createRadio(
+      { id: 'ble0', kind: 'ble', adapter: `uart:${gatewayHost.path}`, flow_control: false, min_write_gap_ms: 0, discovery_window_ms: 0, peripheral: { enabled: false } },
+      { logger, stateDir: '/tmp/radios-test-state' },
+    ) as BleRadio;
+    cleanup.push(() => radio.close());
+    const phoneId = phoneHost.controller.address.replace(/:/g, '');
+    const reported = nextEvent(radio, 'peer', (p) => p.id === phoneId && p.problem !== undefined);
+    const subscribed = new Promise<void>((resolve) => phone.once('subscribed', () => resolve()));
+    await radio.open();
+    const peer = await reported;
+    await subscribed;
+    assert.equal(phone.attMtu, 23, 'the MTU both stacks settled on');
+    assert.match(peer.problem ?? '', /ATT MTU 23 cannot carry one fragment header .*has 20\).*peripheral must accept a larger MTU/);
+    assert.equal(radio.status().counters?.mtuTooSmall, 1);
+    assert.ok(logger.lines.some((l) => l.level === 'warn' && (l.msg ?? '').includes(`peripheral ${phoneId}`) && /ATT MTU 23/.test(l.msg ?? '')), 'a warning naming the phone');
+    assert.equal(logger.lines.filter((l) => /ATT MTU 23/.test(l.msg ?? '')).length, 1, 'one warning per link');
+    // The gateway's own writes still reach the phone (185-byte write commands, which neither stack holds to the MTU).
+    const out = frameOf('to the phone at 23');
+    const arrived = new Promise<Uint8Array>((resolve) => phone.once('frame', resolve));
+    await radio.send(phoneId, out);
+    assert.equal(hexOf(await arrived), hexOf(out));
+    assert.equal(radio.peers().find((p) => p.id === phoneId)?.problem, peer.problem, 'the problem stays on the peer');
+  });
 });
