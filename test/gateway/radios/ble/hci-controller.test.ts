@@ -104,6 +104,62 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     assert.deepEqual(ble.violations(), []);
   });
 
+  it('peripheral.adapter names a second UART controller: the GATT server runs on it, the central on the first, each link on its own controller', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const [centralHost, serverHost, centralPhoneHost, peripheralPhoneHost] = await Promise.all([ble.host(), ble.host(), ble.host(), ble.host()]);
+    const logger = new TestLogger();
+    const radio = createRadio(
+      {
+        id: 'ble0',
+        kind: 'ble',
+        adapter: `uart:${centralHost.path}`,
+        flow_control: false,
+        min_write_gap_ms: 0,
+        discovery_window_ms: 0,
+        reconnect: { initial_ms: 100, max_ms: 2_000 },
+        peripheral: { enabled: true, adapter: `uart:${serverHost.path}` },
+      },
+      { logger, stateDir: '/tmp/radios-test-state', identity: GATEWAY },
+    ) as BleRadio;
+    cleanup.push(() => radio.close());
+    await radio.open();
+    const opened = logger.lines.filter((l) => l.msg === 'BLE controller opened').map((l) => (l.obj as { controller?: string }).controller).sort();
+    assert.deepEqual(opened, [`uart:${centralHost.path}`, `uart:${serverHost.path}`].sort(), 'each controller opened once');
+
+    const central = new NoblePhoneCentral(nobleOnUart(centralPhoneHost.path));
+    cleanup.push(() => central.stop());
+    const centralId = centralPhoneHost.controller.address.replace(/:/g, '');
+    const up = nextEvent(radio, 'peer', (p) => p.id === centralId && p.change !== 'down');
+    await central.connect(247);
+    await up;
+
+    const phone = new BlenoPhone(blenoOnUart(peripheralPhoneHost.path), {});
+    cleanup.push(() => phone.stop());
+    await phone.start();
+    const phoneId = peripheralPhoneHost.controller.address.replace(/:/g, '');
+    await peerConnected(radio, phoneId);
+
+    const links = [...ble.air.links].filter((l) => l.open).map((l) => `${l.central.controller.address} -> ${l.peripheral.controller.address}`).sort();
+    assert.deepEqual(
+      links,
+      [`${centralPhoneHost.controller.address} -> ${serverHost.controller.address}`, `${centralHost.controller.address} -> ${peripheralPhoneHost.controller.address}`].sort(),
+      'the phone central is on the GATT server\'s controller, the gateway central on its own',
+    );
+    // The gateway's central hears its own GATT server on the other controller and leaves it alone (IDENTITY is its own).
+    assert.deepEqual(radio.peers().filter((p) => p.connected).map((p) => p.id).sort(), [centralId, phoneId].sort());
+
+    const toCentral = bigFrame(4_096);
+    const atCentral = new Promise<Uint8Array>((resolve) => central.once('frame', resolve));
+    await radio.send(centralId, toCentral);
+    assert.equal(hexOf(await atCentral), hexOf(toCentral));
+    const fromPhone = frameOf('from the phone peripheral');
+    const inbound = new Promise<Uint8Array>((resolve) => radio.once('frame', (f) => resolve(f.frame)));
+    phone.send(fromPhone);
+    assert.equal(hexOf(await inbound), hexOf(fromPhone));
+    assert.deepEqual(ble.violations(), []);
+  });
+
   it('a second radio configured with the same UART path fails with "in use"; the first keeps running', async () => {
     const ble = new VirtualBle();
     cleanup.push(() => ble.close());
