@@ -38,6 +38,17 @@ export interface HciTransportEvents {
   failed(err: BleTransportError): void;
 }
 
+/** What the controller's owner needs of a transport: whole H4 packets each way (hci-user-channel.ts is the other one). */
+export interface HciTransport {
+  /** What names the controller in messages: the UART's path, or `hciN`. */
+  readonly path: string;
+  /** Why a transport that opened may get no HCI answer, for the NO_ANSWER message. */
+  readonly silenceHint: string;
+  open(): Promise<void>;
+  write(packet: Buffer): void;
+  close(): Promise<void>;
+}
+
 /** Maps an open error of serialport to ours, with the remedy in the message. */
 export function uartOpenError(path: string, err: Error & { code?: string }): BleTransportError {
   const text = `${err.code ?? ''} ${err.message}`;
@@ -51,7 +62,7 @@ export function uartOpenError(path: string, err: Error & { code?: string }): Ble
   return new BleTransportError('NO_DEVICE', `${path}: cannot open: ${err.message}`, { path }, { cause: err });
 }
 
-export class HciUartTransport {
+export class HciUartTransport implements HciTransport {
   readonly #options: UartOptions;
   readonly #events: HciTransportEvents;
   readonly #reader = new H4Reader();
@@ -65,6 +76,10 @@ export class HciUartTransport {
 
   get path(): string {
     return this.#options.path;
+  }
+
+  get silenceHint(): string {
+    return 'wrong baud rate, no flow control wiring, or the firmware does not speak HCI over UART';
   }
 
   /** Opens the port. Rejects with `BleTransportError` (`NO_DEVICE`, `PERMISSION`, `IN_USE`). */
