@@ -350,6 +350,9 @@ export class BleRadio extends RadioBase {
     this.#peripheral = undefined;
     this.#blenoFactory = undefined;
     this.#scanning = false;
+    // A scan start in flight on the stack just stopped never completes: left set, it would keep the next stack from
+    // ever scanning (seen after a garbage fault whose teardown waited out a link's disconnect).
+    this.#scanStarting = false;
     this.#connecting = false;
     for (const controller of this.#controllers.values()) await controller.close();
     this.#controllers.clear();
@@ -443,6 +446,8 @@ export class BleRadio extends RadioBase {
     if (this.#scanning || this.#scanStarting || this.#connecting) return;
     this.#scanStarting = true;
     noble.startScanning([this.#serviceUuid], true, (err) => {
+      // A stack torn down since (a controller fault) answers late or never; its answer says nothing of the new one.
+      if (this.#noble !== noble) return;
       this.#scanStarting = false;
       if (err) {
         this.log.warn({ radio: this.id, err: err.message }, 'BLE scan did not start');
