@@ -81,7 +81,7 @@ export class VirtualController extends EventEmitter<ControllerEvents> implements
   /** How many host ACL packets the controller holds now, and the most it ever held. */
   aclInFlight = 0;
   aclInFlightPeak = 0;
-  private readonly parser = new H4Parser();
+  private parser = new H4Parser();
   private readonly connections = new Map<number, Connection>();
   private readonly inFlightByHandle = new Map<number, number>();
   private readonly completed = new Map<number, number>();
@@ -118,6 +118,17 @@ export class VirtualController extends EventEmitter<ControllerEvents> implements
     this.attached = false;
     this.clearState();
     this.air.leave(this);
+  }
+
+  /**
+   * A detached controller answers again, as a hung dongle does once power-cycled: it rejoins the air with the state
+   * of a fresh controller, and what the host wrote meanwhile is gone (a half packet from then would misframe the rest).
+   */
+  reattach(): void {
+    if (this.attached) return;
+    this.parser = new H4Parser();
+    this.attached = true;
+    this.air.join(this);
   }
 
   /** The adapter resets on its own (firmware crash, USB re-enumeration): links drop, the host sees Hardware Error. */

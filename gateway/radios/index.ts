@@ -51,6 +51,8 @@ export interface RadioDeps {
   noble?: BleRadioDeps['noble'];
   /** BLE: build bleno over another binding (tests) instead of the real adapter. */
   bleno?: BleRadioDeps['bleno'];
+  /** BLE: the HCI user channel's socket (tests: one over a virtual controller) instead of the kernel's. */
+  hciSocket?: BleRadioDeps['hciSocket'];
   /** Serial: another port backend (tests: SerialPortMock) instead of the real `serialport`. */
   serial?: SerialRadioDeps['backend'];
   /** Serial: roots of the /dev + sysfs port scan used when `udevadm` is missing; BLE: sysfs root of the adapter check. */
@@ -74,6 +76,7 @@ export function createRadio(config: RadioConfig, deps: RadioDeps, path = 'radio'
       return new BleRadio(resolved, base, {
         noble: deps.noble,
         bleno: deps.bleno,
+        hciSocket: deps.hciSocket,
         identity: deps.identity,
         sysDir: deps.sysDir,
         random: deps.random,

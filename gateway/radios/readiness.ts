@@ -19,7 +19,7 @@ import { describeNativeLoadFailure, installingFolder, projectFolder, remedyComma
 import type { ResolvedRadioConfig, ResolvedSerialConfig, ResolvedBleConfig } from './radio-config';
 import { listSerialPorts, portMatches } from './serial/serial-port-list';
 import type { SerialBackend } from './serial/serial-backend';
-import { probeUartController } from './ble/controller-probe';
+import { probeUartController, probeUserChannelController } from './ble/controller-probe';
 
 export type ReadinessCode =
   | 'PACKAGE_MISSING'
@@ -163,6 +163,17 @@ function checkBle(config: ResolvedBleConfig, at: string, probes: Required<Omit<R
     }
   }
   const caps = effectiveCapabilities(probes.procDir);
+  // The user channel needs CAP_NET_ADMIN alone (to bind it); the raw channel needs both.
+  if (hciRoles.every((c) => c.kind === 'hci' && c.channel === 'user')) {
+    if (caps !== undefined && (caps & (1n << CAP_NET_ADMIN)) === 0n) {
+      problems.push({
+        code: 'PERMISSION_MISSING',
+        problem: 'the HCI user channel needs CAP_NET_ADMIN, which this process does not have',
+        remedy: 'under systemd, AmbientCapabilities=CAP_NET_ADMIN in the unit (or sudo setcap cap_net_admin+eip $(readlink -f $(which node)))',
+      });
+    }
+    return problems;
+  }
   const needed = (1n << CAP_NET_ADMIN) | (1n << CAP_NET_RAW);
   if (caps !== undefined && (caps & needed) !== needed) {
     problems.push({
@@ -231,9 +242,10 @@ export async function checkRadioReadiness(config: ResolvedRadioConfig, at: strin
   const controllers: string[] = [];
   if (config.kind === 'ble') {
     problems = checkBle(config, at, p, packages);
-    const uarts = new Map([config.controller, ...(config.peripheral.enabled ? [config.peripheral.controller] : [])].flatMap((c) => (c.kind === 'uart' ? [[c.label, c] as const] : [])));
-    for (const ref of uarts.values()) {
-      const probe = await probeUartController(ref, at);
+    // Controllers the gateway owns are opened here (a UART, a user-channel adapter); raw-channel ones are the kernel's.
+    const owned = new Map([config.controller, ...(config.peripheral.enabled ? [config.peripheral.controller] : [])].flatMap((c) => (c.kind === 'uart' || c.channel === 'user' ? [[c.label, c] as const] : [])));
+    for (const ref of owned.values()) {
+      const probe = ref.kind === 'uart' ? await probeUartController(ref, at) : await probeUserChannelController(ref, at);
       if (probe.ok) controllers.push(probe.detail);
       else problems.push({ code: 'CONTROLLER_FAILED', problem: probe.detail, remedy: probe.remedy ?? '' });
     }

@@ -360,6 +360,22 @@ describe('devble virtual LE controller', () => {
       assert.deepEqual(disconnections(p2), [{ handle: h2.p, reason: ERR.CONNECTION_TIMEOUT }]);
     });
 
+    it('a detached controller is silent; reattached, it answers again as a fresh controller and can be connected to', async () => {
+      const a = air();
+      const central = await node(a);
+      const p = await node(a);
+      p.controller.detach();
+      const before = p.host.bytes.length;
+      p.host.command(OP.RESET);
+      await sleep(10);
+      assert.equal(p.host.bytes.length, before, 'no answer while detached');
+      p.controller.reattach();
+      await p.host.init();
+      const h = await connect(central, p);
+      assert.ok(h.c >= 0 && h.p >= 0, 'connected after the reattach');
+      assert.deepEqual(p.controller.violations, []);
+    });
+
     it('a connection update reaches both hosts', async () => {
       const a = air();
       const central = await node(a);

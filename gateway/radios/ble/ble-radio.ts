@@ -30,6 +30,8 @@ import { loadBleno, type BlenoFactory } from './ble-bleno';
 import { BlePeripheral, type PeripheralState } from './ble-peripheral';
 import type { BleServerLink } from './ble-server-link';
 import { HciController } from './hci-controller';
+import type { HciSocketLike, UserChannelOptions } from './hci-user-channel';
+import type { UartOptions } from './hci-uart';
 import { BleTransportError } from './errors';
 import type { BleControllerRef } from '../radio-config';
 import { FragmentLink } from '../fragment-link';
@@ -49,6 +51,8 @@ export interface BleRadioDeps {
   identity?: MeshIdentity;
   /** Root of sysfs, where the real bleno loader looks for the adapter. */
   sysDir?: string;
+  /** The HCI user channel's socket for adapter `index` (tests: one over a virtual controller); default: the native one. */
+  hciSocket?: (index: number) => HciSocketLike;
   random?: () => number;
 }
 
@@ -69,6 +73,13 @@ const MIN_NOTIFY_BYTES = FRAGMENT_HEADER_FIXED_BYTES + 36 + 1;
 const ADAPTER_STATE_WAIT_MS = 5_000;
 /** noble resets the controller within a few milliseconds of starting a first connection; advertise again after it. */
 const REARM_AFTER_CONNECT_MS = 250;
+
+/** A controller the radio opens itself, through the HCI multiplexer: a UART, or an adapter on the user channel. */
+type OwnedController = Extract<BleControllerRef, { kind: 'uart' }> | (Extract<BleControllerRef, { kind: 'hci' }> & { channel: 'user' });
+
+function isOwned(ref: BleControllerRef): ref is OwnedController {
+  return ref.kind === 'uart' || ref.channel === 'user';
+}
 
 interface Candidate {
   peripheral: NoblePeripheral;
@@ -113,11 +124,11 @@ export class BleRadio extends RadioBase {
   /** Link-layer id → the address its IDENTITY verified to (a resolvable private address belongs to one key). */
   readonly #verified = new Map<string, { address: string; at: number }>();
   #peripheral: BlePeripheral | undefined;
-  /** Controllers the radio owns (UART), by label; empty for kernel adapters. */
+  /** Controllers the radio owns (UART, user channel), by label; empty for raw-channel adapters. */
   readonly #controllers = new Map<string, HciController>();
   #blenoFactory: BlenoFactory | undefined;
-  /** Server links already reported as too small for a fragment. */
-  readonly #tooSmall = new WeakSet<BleServerLink>();
+  /** Links (either role) already reported as too small for a fragment. */
+  readonly #tooSmall = new WeakSet<BleServerLink | BlePeerLink>();
   /** Set while a faulted controller is closed and being opened again. */
   #reopening = false;
   #controllerFault: string | undefined;
@@ -151,23 +162,28 @@ export class BleRadio extends RadioBase {
   }
 
   /**
-   * Opens a UART controller (Reset and identity reads through the HCI multiplexer) and logs what it is. Undefined,
-   * with the radio in `error` and the reason, when it does not open.
+   * Opens a UART or user-channel controller (Reset and identity reads through the HCI multiplexer) and logs what it
+   * is. Undefined, with the radio in `error` (`unsupported` when there is no such device or no user channel) and
+   * the reason, when it does not open.
    */
-  async #openController(ref: Extract<BleControllerRef, { kind: 'uart' }>): Promise<HciController | undefined> {
+  async #openController(ref: OwnedController): Promise<HciController | undefined> {
     const existing = this.#controllers.get(ref.label);
     if (existing !== undefined) return existing;
-    const controller = new HciController(
-      { path: ref.path, baudRate: ref.baudRate, flowControl: ref.flowControl },
-      { onFault: (reason, code) => this.#onControllerFault(ref.label, reason, code) },
-    );
+    const hciSocket = this.#deps.hciSocket;
+    let source: UartOptions | UserChannelOptions;
+    if (ref.kind === 'uart') source = { path: ref.path, baudRate: ref.baudRate, flowControl: ref.flowControl };
+    else {
+      const index = ref.index;
+      source = hciSocket === undefined ? { index } : { index, openSocket: () => hciSocket(index) };
+    }
+    const controller = new HciController(source, { onFault: (reason, code) => this.#onControllerFault(ref.label, reason, code) });
     try {
       const info = await controller.open();
       this.log.info({ radio: this.id, controller: ref.label, manufacturer: info.manufacturer, hciVersion: info.hciVersion, address: info.address }, 'BLE controller opened');
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (this.#reopening) this.#setCentralState('degraded', `${this.#controllerFault ?? ref.label}; reopening failed: ${message}`);
-      else this.#setCentralState(err instanceof BleTransportError && err.code === 'NO_DEVICE' ? 'unsupported' : 'error', message);
+      else this.#setCentralState(err instanceof BleTransportError && (err.code === 'NO_DEVICE' || err.code === 'UNSUPPORTED') ? 'unsupported' : 'error', message);
       return undefined;
     }
     this.#controllers.set(ref.label, controller);
@@ -201,7 +217,7 @@ export class BleRadio extends RadioBase {
     if (this.#stopping) return;
     await this.doOpen();
     if (this.#stopping) return;
-    const wanted = [this.#config.controller, ...(this.#config.peripheral.enabled ? [this.#config.peripheral.controller] : [])].filter((c) => c.kind === 'uart');
+    const wanted = [this.#config.controller, ...(this.#config.peripheral.enabled ? [this.#config.peripheral.controller] : [])].filter(isOwned);
     if (wanted.some((c) => !this.#controllers.has(c.label))) {
       await this.#teardown();
       this.#scheduleReopen();
@@ -218,19 +234,12 @@ export class BleRadio extends RadioBase {
     // Legacy commands only when bleno advertises on the same controller (see NobleFactory).
     let nobleFactory = this.#deps.noble ?? loadNoble;
     const central = this.#config.controller;
-    const userChannel = [central, ...(peripheral.enabled ? [peripheral.controller] : [])].find((c) => c.kind === 'hci' && c.channel === 'user');
-    if (userChannel !== undefined && this.#deps.noble === undefined) {
-      // The user-channel transport under the HCI multiplexer is not written yet; opening the raw channel instead
-      // would silently keep BlueZ on the adapter, which is what the user asked to avoid.
-      this.#setCentralState('error', `${userChannel.label}: hci_channel: user is not supported by this build yet; use adapter: uart:<path> (a dongle of its own) or the raw channel (docs/radios.md)`);
-      return;
-    }
-    if (central.kind === 'uart' && this.#deps.noble === undefined) {
+    if (isOwned(central) && this.#deps.noble === undefined) {
       const controller = await this.#openController(central);
       if (controller === undefined) return;
       nobleFactory = ({ legacy }) => controller.noble(legacy ?? false);
     }
-    if (peripheral.enabled && peripheral.controller.kind === 'uart' && this.#deps.bleno === undefined) {
+    if (peripheral.enabled && isOwned(peripheral.controller) && this.#deps.bleno === undefined) {
       const controller = await this.#openController(peripheral.controller);
       if (controller !== undefined) this.#blenoFactory = () => controller.bleno();
     }
@@ -341,6 +350,9 @@ export class BleRadio extends RadioBase {
     this.#peripheral = undefined;
     this.#blenoFactory = undefined;
     this.#scanning = false;
+    // A scan start in flight on the stack just stopped never completes: left set, it would keep the next stack from
+    // ever scanning (seen after a garbage fault whose teardown waited out a link's disconnect).
+    this.#scanStarting = false;
     this.#connecting = false;
     for (const controller of this.#controllers.values()) await controller.close();
     this.#controllers.clear();
@@ -434,6 +446,8 @@ export class BleRadio extends RadioBase {
     if (this.#scanning || this.#scanStarting || this.#connecting) return;
     this.#scanStarting = true;
     noble.startScanning([this.#serviceUuid], true, (err) => {
+      // A stack torn down since (a controller fault) answers late or never; its answer says nothing of the new one.
+      if (this.#noble !== noble) return;
       this.#scanStarting = false;
       if (err) {
         this.log.warn({ radio: this.id, err: err.message }, 'BLE scan did not start');
@@ -524,6 +538,7 @@ export class BleRadio extends RadioBase {
       onMtu: (attMtu) => {
         const n = this.#neighbours.get(c.peerId ?? id);
         if (n !== undefined && this.#route(n)?.kind === 'central') this.peerUpdate(n.id, { mtu: attMtu - 3 });
+        if (n !== undefined && n.central === c) this.#checkCentralMtu(n, c);
       },
       onDisconnect: (reason) => this.#onLinkLost(c, reason),
       accept: (identity) => this.#allowed(id, identity),
@@ -578,6 +593,7 @@ export class BleRadio extends RadioBase {
     const patch: PeerInfo = { id: n.id, wireVersions: [], rssi: c.rssi };
     if (this.#route(n)?.kind === 'central' && mtu !== undefined) patch.mtu = mtu;
     this.#publish(n, patch);
+    this.#checkCentralMtu(n, c);
   }
 
   #neighbourWithAddress(address: string): Neighbour | undefined {
@@ -647,16 +663,33 @@ export class BleRadio extends RadioBase {
     if (n === undefined || n.server !== link) return;
     this.log.debug({ radio: this.id, peer: n.id, subscribed: link.subscribed, mtu: link.mtu }, 'BLE central subscription');
     this.#linksChanged(n, 'subscription changed');
-    if (link.subscribed && link.maxFrameBytes === 0 && !this.#tooSmall.has(link)) {
-      // ATT MTU 23 leaves 20 bytes per notification; a fragment header with its 36-character id needs 46. Without
-      // this, every frame to the central (ACKs included) fails FRAME_TOO_LARGE where nobody looks.
-      this.#tooSmall.add(link);
-      this.countMtuTooSmall();
-      const attMtu = (link.mtu ?? 20) + 3;
-      const problem = `ATT MTU ${attMtu} cannot carry one fragment header (needs ${MIN_NOTIFY_BYTES} bytes per notification, has ${attMtu - 3}); the central must exchange a larger MTU`;
-      this.log.warn({ radio: this.id, peer: n.id, address: n.address, attMtu }, `BLE central ${n.id}: ${problem}`);
-      if (this.peer(n.id) !== undefined) this.peerUpdate(n.id, { problem });
-    }
+    // ATT MTU 23 leaves 20 bytes per notification; a fragment header with its 36-character id needs 46. Without
+    // this, every frame to the central (ACKs included) fails FRAME_TOO_LARGE where nobody looks.
+    if (link.subscribed && link.maxFrameBytes === 0) this.#reportMtuTooSmall(n, link, (link.mtu ?? 20) + 3, 'central', 'the central must exchange a larger MTU');
+  }
+
+  /**
+   * A link whose notifications cannot carry one fragment header: a counter, the peer's `problem` and one warning
+   * naming the peer, once per link. `role` is the role of the peer on that link.
+   */
+  #reportMtuTooSmall(n: Neighbour, link: BleServerLink | BlePeerLink, attMtu: number, role: 'central' | 'peripheral', remedy: string): void {
+    if (this.#tooSmall.has(link)) return;
+    this.#tooSmall.add(link);
+    this.countMtuTooSmall();
+    const problem = `ATT MTU ${attMtu} cannot carry one fragment header (needs ${MIN_NOTIFY_BYTES} bytes per notification, has ${attMtu - 3}); ${remedy}`;
+    this.log.warn({ radio: this.id, peer: n.id, address: n.address, attMtu }, `BLE ${role} ${n.id}: ${problem}`);
+    if (this.peer(n.id) !== undefined) this.peerUpdate(n.id, { problem });
+  }
+
+  /**
+   * The gateway is the central: its writes are 185-byte fragments whatever the MTU (the reference rule, and neither
+   * stack enforces the MTU on write commands), but the peripheral's notifications are cut to ATT MTU − 3 bytes, so
+   * at MTU 23 nothing the phone sends (its ACKs included) arrives whole.
+   */
+  #checkCentralMtu(n: Neighbour, c: Candidate): void {
+    const link = c.link;
+    if (link?.attMtu === null || link === undefined || link.attMtu - 3 >= MIN_NOTIFY_BYTES) return;
+    this.#reportMtuTooSmall(n, link, link.attMtu, 'peripheral', "its notifications are cut and dropped; the peripheral must accept a larger MTU (the gateway asks for 517)");
   }
 
   #onClientGone(link: BleServerLink, reason: string): void {

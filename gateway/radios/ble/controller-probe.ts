@@ -1,11 +1,13 @@
 /**
- * What `clawling gateway --check` says about a UART controller: it opens the port, resets the controller, reads its
- * version and address (the multiplexer's own start-up) and closes it again. The answer is a line naming the
+ * What `clawling gateway --check` says about a controller the gateway owns (a UART, or an adapter on the HCI user
+ * channel): it opens it, resets the controller, reads its version and address (the multiplexer's own start-up) and
+ * closes it again, which on the user channel hands the adapter back to the kernel. The answer is a line naming the
  * manufacturer, the HCI version and the address, or the failure with its remedy.
  */
 import { BleTransportError, type BleTransportErrorCode } from './errors';
 import { HciController } from './hci-controller';
 import type { ControllerInfo } from './hci-mux';
+import type { HciSocketLike } from './hci-user-channel';
 
 /** Bluetooth SIG company identifiers of the controllers integrators meet; others print as their number. */
 const COMPANIES: Readonly<Record<number, string>> = Object.freeze({
@@ -35,6 +37,23 @@ export interface ControllerProbe {
   remedy?: string;
 }
 
+function userChannelRemedy(code: BleTransportErrorCode, index: number, at: string): string {
+  switch (code) {
+    case 'HELD_BY_BLUEZ':
+      return `sudo btmgmt --index ${index} power off (or sudo hciconfig hci${index} down) before the gateway starts; BlueZ keeps its other adapters`;
+    case 'PERMISSION':
+      return 'AmbientCapabilities=CAP_NET_ADMIN in the unit, or sudo setcap cap_net_admin+eip $(readlink -f $(which node))';
+    case 'IN_USE':
+      return 'stop the other program on the adapter\'s user channel (another gateway?); one gateway per adapter';
+    case 'NO_DEVICE':
+      return `btmgmt info lists the adapters; plug the second one in or correct ${at}.adapter`;
+    case 'UNSUPPORTED':
+      return `use a UART controller (${at}.adapter: uart:<path>) or the raw channel (${at}.hci_channel: raw)`;
+    default:
+      return 'see docs/radios.md "Giving the gateway a controller"';
+  }
+}
+
 function remedyFor(code: BleTransportErrorCode, at: string): string {
   switch (code) {
     case 'NO_DEVICE':
@@ -53,14 +72,24 @@ function remedyFor(code: BleTransportErrorCode, at: string): string {
 
 /** Opens, identifies and closes the controller at `path`. Never throws. */
 export async function probeUartController(ref: { path: string; baudRate: number; flowControl: boolean; label: string }, at: string): Promise<ControllerProbe> {
-  const controller = new HciController({ path: ref.path, baudRate: ref.baudRate, flowControl: ref.flowControl });
+  return probe(new HciController({ path: ref.path, baudRate: ref.baudRate, flowControl: ref.flowControl }), ref.label, (code) => remedyFor(code, at));
+}
+
+/** Binds adapter `index` on the user channel, identifies it and lets it go. Never throws. */
+export async function probeUserChannelController(ref: { index: number; label: string }, at: string, openSocket?: () => HciSocketLike): Promise<ControllerProbe> {
+  const controller = new HciController(openSocket === undefined ? { index: ref.index } : { index: ref.index, openSocket });
+  return probe(controller, ref.label, (code) => userChannelRemedy(code, ref.index, at));
+}
+
+async function probe(controller: HciController, label: string, remedy: (code: BleTransportErrorCode) => string): Promise<ControllerProbe> {
+  const ref = { path: controller.path, label };
   try {
     const info = await controller.open();
     return { ok: true, detail: `${ref.label}: ${describeController(info)}` };
   } catch (err) {
     const code: BleTransportErrorCode = err instanceof BleTransportError ? err.code : 'NO_DEVICE';
     const message = err instanceof Error ? err.message : String(err);
-    return { ok: false, code, detail: message.startsWith(ref.path) ? `uart:${message}` : `${ref.label}: ${message}`, remedy: remedyFor(code, at) };
+    return { ok: false, code, detail: message.startsWith(`${label}:`) ? message : message.startsWith(ref.path) ? `uart:${message}` : `${label}: ${message}`, remedy: remedy(code) };
   } finally {
     await controller.close();
   }

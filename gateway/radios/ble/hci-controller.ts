@@ -1,5 +1,5 @@
 /**
- * One Bluetooth controller the gateway owns (a UART dongle or pty), shared by noble and bleno through the HCI
+ * One Bluetooth controller the gateway owns (a UART dongle or pty, or an adapter on the HCI user channel), shared by noble and bleno through the HCI
  * multiplexer: opens the transport, resets and reads the controller once, and builds each stack over its endpoint.
  *
  * The stacks are the packages' own HCI code; they are built with the UART driver name only because its constructor
@@ -11,7 +11,8 @@ import { withoutProcessHandlers } from './process-handlers';
 import { backgroundClock, type TimerHandle } from '../../../lib/clock';
 import { HciEndpoint, overStack } from './hci-endpoint';
 import { type ControllerInfo, HciMux, type HciMuxOptions, type HciRole } from './hci-mux';
-import { HciUartTransport, type UartOptions } from './hci-uart';
+import { type HciTransport, HciUartTransport, type UartOptions } from './hci-uart';
+import { HciUserChannelTransport, type UserChannelOptions } from './hci-user-channel';
 import type { BlenoLike } from './ble-bleno';
 import type { NobleLike } from './ble-noble';
 
@@ -33,19 +34,21 @@ export interface HciControllerEvents {
 }
 
 export class HciController {
-  readonly #transport: HciUartTransport;
+  readonly #transport: HciTransport;
   readonly #mux: HciMux;
   readonly #endpoints: Record<HciRole, HciEndpoint>;
   readonly #events: HciControllerEvents;
   #closed = false;
   #watchdog: TimerHandle | undefined;
 
-  constructor(uart: UartOptions, events: HciControllerEvents = {}) {
+  /** A UART (`path`) or a user-channel adapter (`index`). */
+  constructor(source: UartOptions | UserChannelOptions, events: HciControllerEvents = {}) {
     this.#events = events;
-    this.#transport = new HciUartTransport(uart, {
-      packet: (packet) => this.#mux.receive(packet),
-      failed: (err) => this.#fault(err.message, err.code),
-    });
+    const transportEvents = {
+      packet: (packet: Buffer) => this.#mux.receive(packet),
+      failed: (err: BleTransportError) => this.#fault(err.message, err.code),
+    };
+    this.#transport = 'index' in source ? new HciUserChannelTransport(source, transportEvents) : new HciUartTransport(source, transportEvents);
     this.#mux = new HciMux({
       write: (packet) => this.#transport.write(packet),
       onFault: (reason) => this.#fault(reason, 'GARBAGE'),
@@ -71,14 +74,15 @@ export class HciController {
   }
 
   /**
-   * Opens the port, resets the controller and reads its version, address and buffers. Rejects with
-   * `BleTransportError`: `NO_DEVICE`, `PERMISSION`, `IN_USE`, or `NO_ANSWER` after HCI_ANSWER_TIMEOUT_MS.
+   * Opens the transport, resets the controller and reads its version, address and buffers. Rejects with
+   * `BleTransportError`: `NO_DEVICE`, `PERMISSION`, `IN_USE`, `HELD_BY_BLUEZ`, `UNSUPPORTED` (user channel), or
+   * `NO_ANSWER` after HCI_ANSWER_TIMEOUT_MS.
    */
   async open(): Promise<ControllerInfo> {
     await this.#transport.open();
     const ready = new Promise<void>((resolve, reject) => {
       const timer = backgroundClock.setTimeout(() => {
-        reject(new BleTransportError('NO_ANSWER', `${this.path}: no HCI answer within ${HCI_ANSWER_TIMEOUT_MS} ms (wrong baud rate, no flow control wiring, or the firmware does not speak HCI over UART)`, { path: this.path }));
+        reject(new BleTransportError('NO_ANSWER', `${this.path}: no HCI answer within ${HCI_ANSWER_TIMEOUT_MS} ms (${this.#transport.silenceHint})`, { path: this.path }));
       }, HCI_ANSWER_TIMEOUT_MS);
       const poll = (): void => {
         if (this.#mux.ready) {

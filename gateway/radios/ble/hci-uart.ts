@@ -10,6 +10,9 @@ import { wakeAfterPollerEvents } from '../serialport-wakeup';
 import { BleTransportError } from './errors';
 import { H4Reader } from './h4-reader';
 
+/** What a write or read on a serial device that vanished fails with: a USB dongle pulled out, a pty whose master closed. */
+const GONE = /\b(EIO|ENXIO|ENODEV)\b/;
+
 export interface UartOptions {
   path: string;
   baudRate: number;
@@ -36,6 +39,17 @@ export interface HciTransportEvents {
   failed(err: BleTransportError): void;
 }
 
+/** What the controller's owner needs of a transport: whole H4 packets each way (hci-user-channel.ts is the other one). */
+export interface HciTransport {
+  /** What names the controller in messages: the UART's path, or `hciN`. */
+  readonly path: string;
+  /** Why a transport that opened may get no HCI answer, for the NO_ANSWER message. */
+  readonly silenceHint: string;
+  open(): Promise<void>;
+  write(packet: Buffer): void;
+  close(): Promise<void>;
+}
+
 /** Maps an open error of serialport to ours, with the remedy in the message. */
 export function uartOpenError(path: string, err: Error & { code?: string }): BleTransportError {
   const text = `${err.code ?? ''} ${err.message}`;
@@ -49,7 +63,7 @@ export function uartOpenError(path: string, err: Error & { code?: string }): Ble
   return new BleTransportError('NO_DEVICE', `${path}: cannot open: ${err.message}`, { path }, { cause: err });
 }
 
-export class HciUartTransport {
+export class HciUartTransport implements HciTransport {
   readonly #options: UartOptions;
   readonly #events: HciTransportEvents;
   readonly #reader = new H4Reader();
@@ -65,6 +79,10 @@ export class HciUartTransport {
     return this.#options.path;
   }
 
+  get silenceHint(): string {
+    return 'wrong baud rate, no flow control wiring, or the firmware does not speak HCI over UART';
+  }
+
   /** Opens the port. Rejects with `BleTransportError` (`NO_DEVICE`, `PERMISSION`, `IN_USE`). */
   async open(): Promise<void> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -78,7 +96,7 @@ export class HciUartTransport {
     this.#reader.clear();
     this.#port = port;
     port.on('data', (chunk) => this.#onData(chunk));
-    port.on('error', (err) => this.#fail(new BleTransportError('CLOSED', `${path}: ${err.message}`, { path }, { cause: err })));
+    port.on('error', (err) => this.#fail(new BleTransportError('CLOSED', `${path}: ${GONE.test(err.message) ? `the controller went away (unplugged?): ${err.message}` : err.message}`, { path }, { cause: err })));
     port.on('close', () => this.#fail(new BleTransportError('CLOSED', `${path}: the controller went away (unplugged?)`, { path })));
   }
 

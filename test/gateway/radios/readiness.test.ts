@@ -88,6 +88,30 @@ describe('gateway/radios readiness', () => {
     assert.deepEqual(ok.problems, []);
   });
 
+  it('BLE on the HCI user channel: CAP_NET_ADMIN alone is enough, and its absence is named with the unit line', async () => {
+    const root = path.join(dir, 'app');
+    packageWithNative(root, '@stoprocent/bluetooth-hci-socket', Buffer.alloc(0), 'exports.loadDriver = () => ({});\n');
+    fs.mkdirSync(path.join(root, 'node_modules', '@stoprocent/noble'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'node_modules', '@stoprocent/noble', 'package.json'), JSON.stringify({ name: '@stoprocent/noble', version: '0.0.0-test' }));
+    fs.mkdirSync(path.join(sysDir, 'class', 'bluetooth', 'hci1'), { recursive: true });
+    const config = { id: 'ble0', kind: 'ble' as const, adapter: 'hci1', hci_channel: 'user' as const, peripheral: { enabled: false } };
+    // The adapter itself is also opened (CONTROLLER_FAILED where this machine has none); the capabilities are the point here.
+    const permission = (r: { problems: Array<{ code: string; problem: string; remedy: string }> }) => r.problems.filter((p) => p.code === 'PERMISSION_MISSING');
+
+    fs.writeFileSync(path.join(procDir, 'self', 'status'), NO_CAPS);
+    const none = permission(await check(config, root));
+    assert.equal(none.length, 1);
+    assert.match(none[0]!.problem, /the HCI user channel needs CAP_NET_ADMIN/);
+    assert.doesNotMatch(none[0]!.problem, /CAP_NET_RAW/);
+    assert.match(none[0]!.remedy, /AmbientCapabilities=CAP_NET_ADMIN in the unit/);
+
+    // CAP_NET_ADMIN is bit 12.
+    fs.writeFileSync(path.join(procDir, 'self', 'status'), 'Name:\tnode\nCapEff:\t0000000000001000\n');
+    assert.deepEqual(permission(await check(config, root)), []);
+    // The raw channel on the same adapter with the same capabilities still lacks CAP_NET_RAW.
+    assert.equal(permission(await check({ ...config, hci_channel: 'raw' as const }, root)).length, 1);
+  });
+
   it('serial: a path that does not exist, then does; and serialport not loading', async () => {
     const device = path.join(devDir, 'ttyACM0');
     const real = path.resolve(__dirname, '..', '..', '..', '..');

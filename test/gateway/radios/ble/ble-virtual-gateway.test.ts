@@ -69,7 +69,7 @@ describe('gateway end to end over BLE through noble and bleno on a virtual LE co
     await broker.stop();
   });
 
-  async function world(): Promise<World> {
+  async function world(otherRadios: unknown[] = []): Promise<World> {
     const ble = new VirtualBle();
     const [gatewayHost, phoneHost] = await Promise.all([ble.host(), ble.host()]);
     const phone = new BlenoPhone(blenoOnUart(phoneHost.path), { maxAttMtu: 247 });
@@ -77,7 +77,7 @@ describe('gateway end to end over BLE through noble and bleno on a virtual LE co
     // The shipped route: the gateway's config names the controller, the gateway builds the radio.
     const config = { id: 'ble0', kind: 'ble' as const, adapter: `uart:${gatewayHost.path}`, flow_control: false, min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 1_000 }, peripheral: { enabled: false } };
     const ready = subscribed(phone);
-    const gw = await startGateway(broker, { radios: [config] });
+    const gw = await startGateway(broker, { radios: [config, ...otherRadios] });
     const radio = gw.gateway.radios.find((r) => r.id === 'ble0') as BleRadio;
     const w: World = { ble, gatewayHost, phoneHost, phone, radio, gw, peerId: phoneHost.controller.address.replace(/:/g, ''), acked: [] };
     worlds.push(w);
@@ -92,6 +92,84 @@ describe('gateway end to end over BLE through noble and bleno on a virtual LE co
   }
 
   const published = (): string[] => rec.json<{ id: string }>(`${BASE}/messages`).map((p) => p.id);
+
+  function allAcked(w: World, ids: string[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const check = setInterval(() => {
+        if (ids.every((id) => w.acked.includes(id))) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+      setTimeout(() => {
+        clearInterval(check);
+        reject(new Error(`ACKs for ${ids.filter((id) => !w.acked.includes(id)).length} messages never came`));
+      }, 15_000);
+    });
+  }
+
+  for (const fault of ['stops answering', 'is unplugged'] as const) {
+    it(`the controller ${fault} mid-stream: every message the gateway ACKed is on MQTT, the radio is degraded and retries with backoff, the other radio carries on`, async () => {
+      const w = await world([{ id: 'sim0', kind: 'simulated', peers: [{ id: 'alice', wire_versions: [1] }] }]);
+      const sim = w.gw.gateway.radios.find((r) => r.id === 'sim0');
+      const messages = Array.from({ length: 8 }, (_, i) => toGateway(w, `message ${i} `.padEnd(2_500, '.')));
+      const ids = messages.map((m) => m.id.toString());
+      let sawDegraded = false;
+      const degraded = nextEvent(w.radio, 'status', (st) => (sawDegraded ||= st.state === 'degraded'));
+      const retried = nextEvent(w.radio, 'status', (st) => sawDegraded && /reopening failed/.test(st.detail ?? ''));
+      // The fault comes once the phone holds its second ACK: some messages ACKed, the rest still on the air.
+      const faulted = new Promise<void>((resolve) => {
+        const onFrame = (): void => {
+          if (w.acked.length < 2) return;
+          w.phone.off('frame', onFrame);
+          if (fault === 'stops answering') w.gatewayHost.controller.detach();
+          else void w.gatewayHost.close();
+          resolve();
+        };
+        w.phone.on('frame', onFrame);
+      });
+      for (const m of messages) w.phone.send(encodeFrame(m, 'json'));
+      await faulted;
+      const st = await degraded;
+      assert.match(st.detail ?? '', new RegExp(`uart:${w.gatewayHost.path}: .*${fault === 'stops answering' ? 'stopped answering' : 'went away'}`));
+      // Reopening is tried again and fails while the controller is silent or gone: the backoff is running.
+      await retried;
+      assert.equal(w.radio.status().state, 'degraded');
+
+      // Every ACK the phone holds was given before the link died (nothing crosses a dead controller), so this is
+      // the whole set the gateway promised to deliver.
+      const ackedBeforeTheFault = [...w.acked];
+      assert.ok(ackedBeforeTheFault.length >= 2 && ackedBeforeTheFault.length < ids.length, `the fault came between ACKs (${ackedBeforeTheFault.length} of ${ids.length} ACKed)`);
+      await rec.until(() => ackedBeforeTheFault.every((id) => published().includes(id)), 15_000, 'every ACKed message on MQTT');
+
+      // The other radio never noticed: its peer's message goes through while BLE is down.
+      assert.equal(sim?.status().state, 'ready');
+      const fromAlice = await w.gw.peer('sim0', 'alice').say('while the BLE controller is down', { recipient: w.gw.gateway.info.address });
+      await rec.until(() => published().includes(fromAlice.id.toString()), 15_000, 'the simulated radio\'s message on MQTT');
+      assert.equal(w.radio.status().state, 'degraded');
+
+      if (fault === 'stops answering') {
+        // Power-cycled: the controller answers again, the radio reopens it and the phone resends what has no ACK.
+        const resubscribed = new Promise<void>((resolve) => w.phone.once('subscribed', () => resolve()));
+        w.gatewayHost.controller.reattach();
+        await peerConnected(w.radio, w.peerId);
+        await resubscribed;
+        const resent = messages.filter((m) => !ackedBeforeTheFault.includes(m.id.toString()));
+        for (const m of resent) w.phone.send(encodeFrame(m, 'json'));
+        await allAcked(w, ids);
+        await rec.until(() => ids.every((id) => published().includes(id)), 15_000, 'every message on MQTT');
+        // Give a late duplicate the time to show up on MQTT.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const onMqtt = published();
+        assert.deepEqual(
+          ids.map((id) => onMqtt.filter((x) => x === id).length),
+          ids.map(() => 1),
+          'each message published exactly once',
+        );
+      }
+      assert.deepEqual(w.ble.violations(), []);
+    });
+  }
 
   it('link loss in the middle of a message: every message the gateway ACKed over BLE is on MQTT once, and the resends of the rest too', async () => {
     const w = await world();
@@ -123,18 +201,7 @@ describe('gateway end to end over BLE through noble and bleno on a virtual LE co
     const resent = messages.filter((m) => !ackedBeforeTheCut.has(m.id.toString()));
     for (const m of resent) w.phone.send(encodeFrame(m, 'json'));
     await rec.until(() => ids.every((id) => published().includes(id)), 15_000, 'every message on MQTT');
-    await new Promise<void>((resolve, reject) => {
-      const check = setInterval(() => {
-        if (ids.every((id) => w.acked.includes(id))) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 20);
-      setTimeout(() => {
-        clearInterval(check);
-        reject(new Error(`ACKs for ${ids.filter((id) => !w.acked.includes(id)).length} messages never came`));
-      }, 15_000);
-    });
+    await allAcked(w, ids);
     // Give a late duplicate the time to show up on MQTT.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const onMqtt = published();

@@ -104,6 +104,62 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     assert.deepEqual(ble.violations(), []);
   });
 
+  it('peripheral.adapter names a second UART controller: the GATT server runs on it, the central on the first, each link on its own controller', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const [centralHost, serverHost, centralPhoneHost, peripheralPhoneHost] = await Promise.all([ble.host(), ble.host(), ble.host(), ble.host()]);
+    const logger = new TestLogger();
+    const radio = createRadio(
+      {
+        id: 'ble0',
+        kind: 'ble',
+        adapter: `uart:${centralHost.path}`,
+        flow_control: false,
+        min_write_gap_ms: 0,
+        discovery_window_ms: 0,
+        reconnect: { initial_ms: 100, max_ms: 2_000 },
+        peripheral: { enabled: true, adapter: `uart:${serverHost.path}` },
+      },
+      { logger, stateDir: '/tmp/radios-test-state', identity: GATEWAY },
+    ) as BleRadio;
+    cleanup.push(() => radio.close());
+    await radio.open();
+    const opened = logger.lines.filter((l) => l.msg === 'BLE controller opened').map((l) => (l.obj as { controller?: string }).controller).sort();
+    assert.deepEqual(opened, [`uart:${centralHost.path}`, `uart:${serverHost.path}`].sort(), 'each controller opened once');
+
+    const central = new NoblePhoneCentral(nobleOnUart(centralPhoneHost.path));
+    cleanup.push(() => central.stop());
+    const centralId = centralPhoneHost.controller.address.replace(/:/g, '');
+    const up = nextEvent(radio, 'peer', (p) => p.id === centralId && p.change !== 'down');
+    await central.connect(247);
+    await up;
+
+    const phone = new BlenoPhone(blenoOnUart(peripheralPhoneHost.path), {});
+    cleanup.push(() => phone.stop());
+    await phone.start();
+    const phoneId = peripheralPhoneHost.controller.address.replace(/:/g, '');
+    await peerConnected(radio, phoneId);
+
+    const links = [...ble.air.links].filter((l) => l.open).map((l) => `${l.central.controller.address} -> ${l.peripheral.controller.address}`).sort();
+    assert.deepEqual(
+      links,
+      [`${centralPhoneHost.controller.address} -> ${serverHost.controller.address}`, `${centralHost.controller.address} -> ${peripheralPhoneHost.controller.address}`].sort(),
+      'the phone central is on the GATT server\'s controller, the gateway central on its own',
+    );
+    // The gateway's central hears its own GATT server on the other controller and leaves it alone (IDENTITY is its own).
+    assert.deepEqual(radio.peers().filter((p) => p.connected).map((p) => p.id).sort(), [centralId, phoneId].sort());
+
+    const toCentral = bigFrame(4_096);
+    const atCentral = new Promise<Uint8Array>((resolve) => central.once('frame', resolve));
+    await radio.send(centralId, toCentral);
+    assert.equal(hexOf(await atCentral), hexOf(toCentral));
+    const fromPhone = frameOf('from the phone peripheral');
+    const inbound = new Promise<Uint8Array>((resolve) => radio.once('frame', (f) => resolve(f.frame)));
+    phone.send(fromPhone);
+    assert.equal(hexOf(await inbound), hexOf(fromPhone));
+    assert.deepEqual(ble.violations(), []);
+  });
+
   it('a second radio configured with the same UART path fails with "in use"; the first keeps running', async () => {
     const ble = new VirtualBle();
     cleanup.push(() => ble.close());
@@ -202,5 +258,37 @@ describe('gateway/radios/ble HciController: one controller for noble and bleno',
     assert.equal(radio.status().counters?.mtuTooSmall, 1);
     assert.ok(logger.lines.some((l) => l.level === 'warn' && (l.msg ?? '').includes(centralId) && /ATT MTU 23/.test(l.msg ?? '')), 'a warning naming the central');
     await assert.rejects(radio.send(centralId, frameOf('an ACK that cannot fit')), (err: unknown) => (err as { code?: string }).code === 'FRAME_TOO_LARGE');
+  });
+
+  it('a phone peripheral at ATT MTU 23 under the gateway central: reported on the peer, in a counter and in a log line naming it, instead of its frames vanishing', async () => {
+    const ble = new VirtualBle();
+    cleanup.push(() => ble.close());
+    const [gatewayHost, phoneHost] = await Promise.all([ble.host(), ble.host()]);
+    const phone = new BlenoPhone(blenoOnUart(phoneHost.path), { maxAttMtu: 23 });
+    cleanup.push(() => phone.stop());
+    await phone.start();
+    const logger = new TestLogger();
+    const radio = createRadio(
+      { id: 'ble0', kind: 'ble', adapter: `uart:${gatewayHost.path}`, flow_control: false, min_write_gap_ms: 0, discovery_window_ms: 0, peripheral: { enabled: false } },
+      { logger, stateDir: '/tmp/radios-test-state' },
+    ) as BleRadio;
+    cleanup.push(() => radio.close());
+    const phoneId = phoneHost.controller.address.replace(/:/g, '');
+    const reported = nextEvent(radio, 'peer', (p) => p.id === phoneId && p.problem !== undefined);
+    const subscribed = new Promise<void>((resolve) => phone.once('subscribed', () => resolve()));
+    await radio.open();
+    const peer = await reported;
+    await subscribed;
+    assert.equal(phone.attMtu, 23, 'the MTU both stacks settled on');
+    assert.match(peer.problem ?? '', /ATT MTU 23 cannot carry one fragment header .*has 20\).*peripheral must accept a larger MTU/);
+    assert.equal(radio.status().counters?.mtuTooSmall, 1);
+    assert.ok(logger.lines.some((l) => l.level === 'warn' && (l.msg ?? '').includes(`peripheral ${phoneId}`) && /ATT MTU 23/.test(l.msg ?? '')), 'a warning naming the phone');
+    assert.equal(logger.lines.filter((l) => /ATT MTU 23/.test(l.msg ?? '')).length, 1, 'one warning per link');
+    // The gateway's own writes still reach the phone (185-byte write commands, which neither stack holds to the MTU).
+    const out = frameOf('to the phone at 23');
+    const arrived = new Promise<Uint8Array>((resolve) => phone.once('frame', resolve));
+    await radio.send(phoneId, out);
+    assert.equal(hexOf(await arrived), hexOf(out));
+    assert.equal(radio.peers().find((p) => p.id === phoneId)?.problem, peer.problem, 'the problem stays on the peer');
   });
 });
