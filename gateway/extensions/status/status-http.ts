@@ -1,23 +1,38 @@
 /**
  * The status HTTP server, on loopback unless configured otherwise: `/health` (JSON; 200 when ready, 503 while
- * starting, stopping or degraded: see gateway/health.ts), `/metrics` (Prometheus text format), `/status.json` and `/` (the self-refreshing status page). It only
- * reads; nothing here changes the gateway, so exposing it needs no authentication beyond the bind address.
+ * starting, stopping or degraded: see gateway/health.ts), `/metrics` (Prometheus text format), `/status.json` and `/` (the self-refreshing status page), and
+ * the web UI under `ui` and `api/` (ui/routes.ts). Reading needs no authentication beyond the bind address; the web
+ * UI's actions need `http.auth_token` (ui/action-gate.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Extension, type ExtensionContext } from '../../extension';
+import { sharedSendPolicy } from '../../mqtt/send-policy';
 import { renderStatusPage, type RecentMessage } from './status-page';
 import { LiveLog } from './ui/live-log';
-import { handleUiRequest } from './ui/routes';
+import { NodeBook } from './ui/node-book';
+import { handleUiRequest, type UiContext } from './ui/routes';
 
 export class StatusHttp extends Extension {
   readonly name = 'status-http';
   private server: http.Server | undefined;
   private readonly recent: RecentMessage[] = [];
   private readonly liveLog = new LiveLog({ now: () => this.ctx.clock.now() });
+  private readonly ui: UiContext;
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
+    const now = (): number => ctx.clock.now();
+    this.ui = {
+      log: this.liveLog,
+      book: new NodeBook(ctx.config, ctx.info.address, now),
+      config: ctx.config,
+      snapshot: () => ctx.snapshot(),
+      now,
+      // The one policy and rate bucket of the gateway, shared with MQTT's send paths when MQTT runs.
+      send: { config: ctx.config, info: ctx.info, mesh: ctx.mesh, clock: ctx.clock, policy: sharedSendPolicy(ctx.mqtt?.connection ?? ctx.mesh, ctx.config.mqtt.send_policy, now) },
+      failed: (err, path) => ctx.logger.error({ err, path }, 'web UI request failed'),
+    };
   }
 
   /** `http://host:port` once listening. */
@@ -31,6 +46,7 @@ export class StatusHttp extends Extension {
   override async start(): Promise<void> {
     const keep = this.ctx.config.http.recent_messages;
     this.liveLog.attach(this.ctx.bus, this);
+    this.ui.book.attach(this.ctx.bus, this, this.ctx.mesh);
     this.ctx.bus.on('meshMessage', this, (e) => {
       if (e.duplicate || keep === 0) return;
       const m = e.message;
@@ -78,7 +94,7 @@ export class StatusHttp extends Extension {
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (handleUiRequest(path, req, res, this.liveLog)) return;
+    if (handleUiRequest(path, req, res, this.ui)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
       return;

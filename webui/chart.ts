@@ -1,0 +1,53 @@
+/**
+ * A reading's last 24 hours as a plain SVG line chart: time across, value up, the range's ends and the latest value
+ * written beside it. Built with DOM calls (no markup strings), so a key that came from the configuration or a
+ * value that came from the mesh can only ever be text.
+ */
+const SVG = 'http://www.w3.org/2000/svg';
+const WIDTH = 640;
+const HEIGHT = 160;
+const PAD = { left: 48, right: 12, top: 12, bottom: 22 };
+
+function node<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function label(v: number): string {
+  return String(Math.round(v * 100) / 100);
+}
+
+/** `points` are `[time ms, value]`, oldest first; `now` closes the 24-hour window on the right. */
+export function lineChart(key: string, points: Array<[number, number]>, now: number): SVGSVGElement {
+  const svg = node('svg', { class: 'chart', viewBox: `0 0 ${WIDTH} ${HEIGHT}`, width: WIDTH, height: HEIGHT, role: 'img' });
+  svg.dataset.key = key;
+  svg.append(node('title', {}, `${key}, last 24 h`));
+  const t0 = now - 24 * 3600 * 1000;
+  const values = points.map((p) => p[1]);
+  let lo = Math.min(...values);
+  let hi = Math.max(...values);
+  // A flat series still needs a band to sit in.
+  if (hi - lo < 1e-9) {
+    lo -= 1;
+    hi += 1;
+  }
+  const x = (t: number): number => PAD.left + ((t - t0) / (now - t0)) * (WIDTH - PAD.left - PAD.right);
+  const y = (v: number): number => HEIGHT - PAD.bottom - ((v - lo) / (hi - lo)) * (HEIGHT - PAD.top - PAD.bottom);
+  svg.append(
+    node('line', { class: 'axis', x1: PAD.left, y1: HEIGHT - PAD.bottom, x2: WIDTH - PAD.right, y2: HEIGHT - PAD.bottom }),
+    node('line', { class: 'axis', x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: HEIGHT - PAD.bottom }),
+    node('text', { x: 2, y: PAD.top + 4 }, label(hi)),
+    node('text', { x: 2, y: HEIGHT - PAD.bottom }, label(lo)),
+    node('text', { x: PAD.left, y: HEIGHT - 6 }, '24 h ago'),
+    node('text', { x: WIDTH - PAD.right - 24, y: HEIGHT - 6 }, 'now'),
+  );
+  const coords = points.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`);
+  svg.append(node('polyline', { class: 'line', points: coords.join(' ') }));
+  for (const p of points.slice(-1)) {
+    svg.append(node('circle', { cx: x(p[0]).toFixed(1), cy: y(p[1]).toFixed(1), r: 3, fill: '#2667b0' }));
+    svg.append(node('text', { class: 'latest', x: Math.min(x(p[0]) + 6, WIDTH - 60), y: Math.max(y(p[1]) - 6, PAD.top + 8) }, `${key} ${label(p[1])}`));
+  }
+  return svg;
+}
