@@ -54,8 +54,10 @@ function messageRow(m: Message): HTMLTableRowElement {
     button.type = 'button';
     button.addEventListener('click', async () => {
       const r = await fetchText(`${api}/messages/${encodeURIComponent(m.id)}/text`, token());
-      if ('text' in r) revealed.set(m.id, r.text);
-      textCell.replaceChildren(el('span', 'text' in r ? r.text : r.refused, 'text' in r ? '' : 'off'));
+      if ('text' in r) {
+        revealed.set(m.id, r.text);
+        textCell.replaceChildren(el('span', r.text));
+      } else textCell.replaceChildren(el('span', r.refused, 'off'), button);
     });
     textCell.append(button);
   }
