@@ -47,7 +47,10 @@ export function lineChart(key: string, points: Array<[number, number]>, now: num
   svg.append(node('polyline', { class: 'line', points: coords.join(' ') }));
   for (const p of points.slice(-1)) {
     svg.append(node('circle', { cx: x(p[0]).toFixed(1), cy: y(p[1]).toFixed(1), r: 3, fill: '#2667b0' }));
-    svg.append(node('text', { class: 'latest', x: Math.min(x(p[0]) + 6, WIDTH - 60), y: Math.max(y(p[1]) - 6, PAD.top + 8) }, `${key} ${label(p[1])}`));
+    // Written away from the chart's nearer edge, so the label is never cut off.
+    const right = x(p[0]) > WIDTH / 2;
+    const at = { x: (x(p[0]) + (right ? -6 : 6)).toFixed(1), y: Math.max(y(p[1]) - 6, PAD.top + 8).toFixed(1), 'text-anchor': right ? 'end' : 'start' };
+    svg.append(node('text', { class: 'latest', ...at }, `${key} ${label(p[1])}`));
   }
   return svg;
 }

@@ -5,8 +5,11 @@
  * gateway reports them.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { openUiSession, RADIO, simAddress, type UiSession } from './support/ui-session';
 
+const SCREENSHOTS = path.join(__dirname, '..', '..', '..', 'docs', 'screenshots');
 const ALICE = simAddress('alice');
 const TOKEN = 'webui-test-token-0123456789';
 
@@ -97,5 +100,8 @@ describe('web UI: node page in Chromium', function () {
     assert.match(await s.page.locator('#send-results li[data-status="sent"]').innerText(), new RegExp(`^sent ${receipt.message!.id.toString()} via ${RADIO}/alice$`));
     assert.equal(await acked.innerText(), `acked by ${ALICE} after 0 hop(s)`);
     assert.deepEqual(problems(), []);
+    // The README and docs/gateway.md show this page as the suite sees it.
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await s.page.screenshot({ path: path.join(SCREENSHOTS, 'webui-node.png'), fullPage: true });
   });
 });

@@ -13,6 +13,9 @@ import { openUiSession, RADIO, simAddress, type UiSession } from './support/ui-s
 const ALICE = simAddress('alice');
 const BOB = simAddress('bob');
 const CAROL = identityFromSeed('webui-test:carol').address;
+const DAVE = simAddress('dave');
+// A name is configuration, but it is shown beside what the mesh supplies and must be as inert: text, never markup.
+const HOSTILE_NAME = '<script>window.pwned=1</script><b>Dave</b>';
 
 describe('web UI: nodes table in Chromium', function () {
   this.timeout(120000);
@@ -20,8 +23,8 @@ describe('web UI: nodes table in Chromium', function () {
 
   before(async () => {
     s = await openUiSession('webui-nodes-', {
-      radios: [{ id: RADIO, kind: 'simulated', peers: [{ id: 'alice', rssi: -40 }, { id: 'bob', rssi: -70 }] }],
-      nodes: { names: { [ALICE]: 'Kitchen', [BOB]: 'Hallway' } },
+      radios: [{ id: RADIO, kind: 'simulated', peers: [{ id: 'alice', rssi: -40 }, { id: 'bob', rssi: -70 }, { id: 'dave', rssi: -90 }] }],
+      nodes: { names: { [ALICE]: 'Kitchen', [BOB]: 'Hallway', [DAVE]: HOSTILE_NAME } },
       devices: [{ match: { sender: ALICE }, entities: [{ key: 'temperature', from: { regex: 't=([0-9.]+)' }, unit: '°C' }] }],
     });
     await s.radio.virtualPeer('alice')!.say('t=21.5');
@@ -40,6 +43,18 @@ describe('web UI: nodes table in Chromium', function () {
       requires_ack: false,
     });
     await bob.send(relayed);
+    await s.page.goto(s.url('ui/nodes'));
+    await s.page.locator(`#node-rows tr[data-address="${CAROL}"]`).waitFor();
+  });
+
+  it('shows a name holding <script> as text, in the table and on its page', async () => {
+    assert.equal((await cells(DAVE))[0], HOSTILE_NAME);
+    assert.equal(await s.page.locator('#node-rows script, #node-rows b').count(), 0);
+    await s.page.goto(s.url(`ui/node?address=${encodeURIComponent(DAVE)}`));
+    await s.page.locator('#node-name', { hasText: HOSTILE_NAME }).waitFor();
+    assert.equal(await s.page.locator('h1 script, h1 b').count(), 0);
+    assert.equal(await s.page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+    assert.deepEqual(s.problems, []);
     await s.page.goto(s.url('ui/nodes'));
     await s.page.locator(`#node-rows tr[data-address="${CAROL}"]`).waitFor();
   });
@@ -77,14 +92,14 @@ describe('web UI: nodes table in Chromium', function () {
   it('sorts by the clicked column, and reverses on a second click', async () => {
     const order = (): Promise<Array<string | null>> => s.page.locator('#node-rows tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.address ?? null));
     await s.page.click('button[data-sort="rssi"]');
-    assert.deepEqual(await order(), [ALICE, BOB, CAROL]);
+    assert.deepEqual(await order(), [ALICE, BOB, DAVE, CAROL]);
     await s.page.click('button[data-sort="rssi"]');
-    assert.deepEqual(await order(), [CAROL, BOB, ALICE]);
+    assert.deepEqual(await order(), [CAROL, DAVE, BOB, ALICE]);
     await s.page.click('button[data-sort="name"]');
-    // Ascending by name: the unnamed node first, then Hallway, then Kitchen.
-    assert.deepEqual(await order(), [CAROL, BOB, ALICE]);
+    // Ascending by name: the unnamed node first, then '<script>…', Hallway, Kitchen.
+    assert.deepEqual(await order(), [CAROL, DAVE, BOB, ALICE]);
     await s.page.click('button[data-sort="name"]');
-    assert.deepEqual(await order(), [ALICE, BOB, CAROL]);
+    assert.deepEqual(await order(), [ALICE, BOB, DAVE, CAROL]);
     assert.equal(await s.page.getAttribute('button[data-sort="name"]', 'data-dir'), 'desc');
   });
 
