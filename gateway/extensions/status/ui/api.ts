@@ -1,7 +1,7 @@
 /**
  * The web UI's JSON endpoints under `api/`: `nodes` (the table), `nodes/<address>` (a node's page),
  * `nodes/<address>/messages/<id>/text` (one message's text, behind the action gate), `nodes/<address>/send` (POST,
- * send-action.ts) and `gateway` (the gateway page). Returns false for any path it does not own.
+ * send-action.ts), `gateway` (the gateway page) and `map` (map-view.ts). Returns false for any path it does not own.
  */
 import type http from 'node:http';
 import type { GatewaySnapshot } from '../../../extension';
@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../../../gateway-config';
 import { refuseAction, sendRefusal } from './action-gate';
 import { gatewayView } from './gateway-view';
 import type { NodeBook } from './node-book';
+import { mapView } from './map-view';
 import { handleSendAction, type SendActionDeps } from './send-action';
 
 export interface ApiContext {
@@ -47,6 +48,10 @@ export function handleApiRequest(urlPath: string, req: http.IncomingMessage, res
   }
   if (urlPath === '/api/gateway' && req.method === 'GET') {
     json(res, 200, { now: ctx.now(), ...gatewayView(ctx.snapshot(), ctx.config) });
+    return true;
+  }
+  if (urlPath === '/api/map' && req.method === 'GET') {
+    json(res, 200, { now: ctx.now(), ...mapView(ctx.snapshot(), ctx.book.rows()) });
     return true;
   }
   const hit = NODE_PATH.exec(urlPath);

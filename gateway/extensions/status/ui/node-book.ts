@@ -17,6 +17,8 @@ import { ReadingHistory, type HistoryPoint } from './reading-history';
 
 const MAX_MESSAGES = 50;
 const MAX_TEXT_CHARS = 2000;
+/** Distinct hop counts kept per node: the map shows how far away it is heard, not a histogram. */
+const MAX_HOP_COUNTS = 16;
 
 /** How one radio hears a node: directly (hop 0, through the neighbour that is the node) or relayed by `peer`. */
 export interface Hearing {
@@ -50,6 +52,10 @@ export interface NodeRow {
   last_seen: number;
   messages: number;
   messages_per_min: number;
+  /** Of its messages, the share whose sender the gateway verified (0 to 1); absent before its first message. */
+  verified_share?: number;
+  /** The hop counts its messages arrived with, smallest first. */
+  hops_seen: number[];
   readings: Record<string, ReadingValue>;
 }
 
@@ -60,6 +66,8 @@ export interface NodeDetail extends NodeRow {
 
 interface Extra {
   heardBy: Map<string, Hearing>;
+  verified: number;
+  hops: Set<number>;
   recent: Array<NodeMessage & { text?: string }>;
   history: ReadingHistory;
 }
@@ -118,8 +126,10 @@ export class NodeBook {
       last_seen: n.lastSeen,
       messages: n.messages,
       messages_per_min: this.registry.perMinute(n, now),
+      hops_seen: extra ? [...extra.hops].sort((a, b) => a - b) : [],
       readings: { ...n.readings },
     };
+    if (n.messages > 0 && extra) row.verified_share = Math.round((extra.verified / n.messages) * 100) / 100;
     const name = this.names[n.address];
     if (name !== undefined) row.name = name;
     if (n.rssi !== undefined) row.rssi = n.rssi;
@@ -138,6 +148,8 @@ export class NodeBook {
     this.registry.message(node, { id: e.id, app_id: m.app_id, content: m.content, at: e.rx.receivedAt, hop_count: m.hop_count, sender_verified: e.senderVerified });
     const extra = this.extraOf(node.address);
     this.hear(extra, e.rx.radioId, e.rx.peerId, m.hop_count, e.rx.receivedAt, e.rx.rssi);
+    if (e.senderVerified) extra.verified += 1;
+    if (extra.hops.size < MAX_HOP_COUNTS) extra.hops.add(m.hop_count);
     // Protocol content (MLS, control) is nobody's text to read here, even with the token.
     const text = m.content_type === 'text' && !isInternalContent(m.content) ? cutText(m.content, MAX_TEXT_CHARS) : undefined;
     const entry: NodeMessage & { text?: string } = {
@@ -183,7 +195,7 @@ export class NodeBook {
     if (!extra) {
       // The registry drops the node heard longest ago when it is full; the extras follow it.
       if (this.extras.size > this.registry.size) for (const a of this.extras.keys()) if (!this.registry.get(a)) this.extras.delete(a);
-      this.extras.set(address, (extra = { heardBy: new Map(), recent: [], history: new ReadingHistory() }));
+      this.extras.set(address, (extra = { heardBy: new Map(), verified: 0, hops: new Set(), recent: [], history: new ReadingHistory() }));
     }
     return extra;
   }

@@ -15,6 +15,7 @@ export function renderUiShell(view: ViewName = 'log'): string {
   const ui = view === 'log' ? 'ui/' : '';
   const nav = [
     ['log', `${up}ui`, 'Live log'],
+    ['map', `${ui}map`, 'Map'],
     ['nodes', `${ui}nodes`, 'Nodes'],
     ['gateway', `${ui}gateway`, 'Gateway'],
     ['status', up || './', 'Status page'],

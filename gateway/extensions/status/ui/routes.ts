@@ -1,5 +1,5 @@
 /**
- * The web UI's endpoints on the status server: the view shells (`ui`, `ui/nodes`, `ui/node`, `ui/gateway`), their
+ * The web UI's endpoints on the status server: the view shells (`ui`, `ui/map`, `ui/nodes`, `ui/node`, `ui/gateway`), their
  * scripts and stylesheet (`ui/*.js` built from webui/, `ui/ui.css`), the live log as Server-Sent Events
  * (`api/log`) and the JSON API (api.ts). Returns false for any path it does not own, so the status server answers
  * those as before.
@@ -15,8 +15,8 @@ import type { ViewName } from './views';
 
 // dist/gateway/extensions/status/ui → dist/webui
 const WEBUI_DIR = path.join(__dirname, '..', '..', '..', '..', 'webui');
-const SCRIPTS = new Set(['live-log.js', 'nodes.js', 'node.js', 'gateway.js', 'dom.js', 'chart.js', 'send-form.js']);
-const PAGES: Record<string, ViewName> = { '/ui': 'log', '/ui/nodes': 'nodes', '/ui/node': 'node', '/ui/gateway': 'gateway' };
+const SCRIPTS = new Set(['live-log.js', 'nodes.js', 'node.js', 'gateway.js', 'dom.js', 'chart.js', 'send-form.js', 'map.js', 'map-layout.js']);
+const PAGES: Record<string, ViewName> = { '/ui': 'log', '/ui/map': 'map', '/ui/nodes': 'nodes', '/ui/node': 'node', '/ui/gateway': 'gateway' };
 const HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
 export interface UiContext extends ApiContext {

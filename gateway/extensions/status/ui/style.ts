@@ -11,4 +11,10 @@ svg.chart{background:#fff;border:1px solid #ddd;display:block;margin:.3rem 0 .8r
 svg.chart .line{fill:none;stroke:#2667b0;stroke-width:1.5}svg.chart .axis{stroke:#bbb}svg.chart text{font-size:11px;fill:#555}
 pre{background:#fff;border:1px solid #ddd;padding:.5rem;overflow:auto;max-height:30rem}
 #send-results li{font-family:ui-monospace,monospace}
+svg.map{display:block;width:100%;height:70vh;background:#fff;border:1px solid #ddd}
+svg.map .link line{stroke:#7a9cc6;stroke-width:1.5}svg.map .link.relayed line{stroke-dasharray:5 4}
+svg.map .link-label{font-size:10px;fill:#555}svg.map text{font-size:11px;fill:#222}
+svg.map .map-node circle,svg.map .map-node rect{fill:#4a9a4a;stroke:#fff;stroke-width:2}
+svg.map .map-node.stale circle{fill:#aaa}svg.map .map-node.gateway rect{fill:#2667b0}svg.map .map-node.site-gateway rect{fill:#8a6bbf}
+svg.map .map-node.match circle,svg.map .map-node.match rect{stroke:#e08a00;stroke-width:4}svg.map .map-node.dim{opacity:.3}
 `;

@@ -2,7 +2,7 @@
  * The static part of each web UI view: its title, its script and the empty elements the script fills. Nothing here
  * comes from the mesh; the scripts set every value from the API as text.
  */
-export type ViewName = 'log' | 'nodes' | 'node' | 'gateway';
+export type ViewName = 'log' | 'map' | 'nodes' | 'node' | 'gateway';
 
 export interface View {
   title: string;
@@ -27,6 +27,18 @@ export const VIEWS: Record<ViewName, View> = {
 <thead><tr><th>time</th><th>dir</th><th>sender</th><th>recipient</th><th>app id</th><th>radio</th><th>RSSI</th><th>hops</th><th>id</th></tr></thead>
 <tbody id="log-rows"></tbody>
 </table>`,
+  },
+  map: {
+    title: 'map',
+    script: 'map.js',
+    body: `<h1>Map</h1>
+<p>
+<label>Search <input id="search" type="search" placeholder="name or address"></label>
+<label>Radio <select id="radio-filter"><option value="">all radios</option></select></label>
+<button id="zoom-in" type="button">+</button> <button id="zoom-out" type="button">−</button> <button id="zoom-reset" type="button">Fit</button>
+<span id="state">loading…</span>
+</p>
+<svg id="map" class="map" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="mesh map"></svg>`,
   },
   nodes: {
     title: 'nodes',

@@ -1,0 +1,116 @@
+/**
+ * The map in Chromium against a real gateway with two simulated radios: the gateway, its neighbours on each radio
+ * and a node heard only through a relay, with links labelled by RSSI or hop count; the relayed node placed beyond
+ * its relay; a radio filter, search and zoom; a click through to the node's page. The suite saves the map's
+ * screenshot for the README and docs/gateway.md.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MessageId } from '../../lib/mesh/message-id';
+import { createMessage, DEFAULT_TTL } from '../../lib/mesh/message';
+import { identityFromSeed } from '../../gateway/radios/mesh-identity';
+import { openUiSession, RADIO, simAddress, type UiSession } from './support/ui-session';
+
+const SCREENSHOTS = path.join(__dirname, '..', '..', '..', 'docs', 'screenshots');
+const ALICE = simAddress('alice');
+const BOB = simAddress('bob');
+const CAROL = identityFromSeed('webui-map:carol').address;
+const ERIN = identityFromSeed('clawling-sim:sim1:erin').address;
+
+describe('web UI: map in Chromium', function () {
+  this.timeout(120000);
+  let s: UiSession;
+
+  before(async () => {
+    s = await openUiSession('webui-map-', {
+      radios: [
+        { id: RADIO, kind: 'simulated', peers: [{ id: 'alice', rssi: -40 }, { id: 'bob', rssi: -70 }] },
+        { id: 'sim1', kind: 'simulated', peers: [{ id: 'erin', rssi: -55 }] },
+      ],
+      nodes: { names: { [ALICE]: 'Kitchen', [BOB]: 'Hallway', [CAROL]: 'Garden shed' } },
+    });
+    await s.radio.virtualPeer('alice')!.say('hello');
+    const relayed = createMessage({
+      id: MessageId.random(),
+      sender: CAROL,
+      recipient: s.gateway.info.address,
+      app_id: 'webui-test',
+      priority: 'medium',
+      ttl: DEFAULT_TTL - 1,
+      hop_count: 1,
+      timestamp: BigInt(Date.now()),
+      content: 'from the shed',
+      requires_ack: false,
+    });
+    await s.radio.virtualPeer('bob')!.send(relayed);
+    await s.page.goto(s.url('ui/map'));
+    await s.page.locator(`#map [data-from="${BOB}"][data-to="${CAROL}"]`).waitFor();
+  });
+
+  after(async () => {
+    await s?.close();
+  });
+
+  function centre(id: string): Promise<{ x: number; y: number }> {
+    return s.page.locator(`#map .map-node[data-id="${id}"] circle, #map .map-node[data-id="${id}"] rect`).evaluate((e) => {
+      const c = e as SVGGraphicsElement;
+      if (c.tagName === 'rect') return { x: Number(c.getAttribute('x')) + 12, y: Number(c.getAttribute('y')) + 12 };
+      return { x: Number(c.getAttribute('cx')), y: Number(c.getAttribute('cy')) };
+    });
+  }
+
+  it("shows the gateway, each radio's neighbours and the relayed node, with labelled links", async () => {
+    const ids = await s.page.locator('#map .map-node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort());
+    assert.deepEqual(ids, ['gateway', ALICE, BOB, CAROL, ERIN].sort());
+    assert.match(await s.page.locator(`#map .link[data-from="gateway"][data-to="${ALICE}"] .link-label`).textContent() ?? '', /^RSSI -40 · \d+ s ago$/);
+    assert.match(await s.page.locator(`#map .link[data-from="gateway"][data-to="${ERIN}"] .link-label`).textContent() ?? '', /^RSSI -55 · /);
+    const relay = s.page.locator(`#map .link[data-from="${BOB}"][data-to="${CAROL}"]`);
+    assert.match(await relay.locator('.link-label').textContent() ?? '', /^1 hop · /);
+    assert.equal(await relay.getAttribute('class'), 'link relayed');
+    assert.equal(await s.page.locator(`#map .map-node[data-id="${CAROL}"] text`).textContent(), 'Garden shed');
+    const carolTitle = (await s.page.locator(`#map .map-node[data-id="${CAROL}"] title`).textContent()) ?? '';
+    assert.match(carolTitle, /sender verified 0 %/);
+    assert.match(carolTitle, /hops seen 1$/);
+    assert.match((await s.page.locator(`#map .map-node[data-id="${ALICE}"] title`).textContent()) ?? '', /radios sim0\nsender verified 100 %\nhops seen 0$/);
+    assert.deepEqual(s.problems, []);
+  });
+
+  it('places the relayed node beyond its relay', async () => {
+    const g = await centre('gateway');
+    const dist = async (id: string): Promise<number> => {
+      const p = await centre(id);
+      // Rounded: the coordinates were written with their floating-point tails.
+      return Math.round(Math.hypot(p.x - g.x, p.y - g.y) * 10) / 10;
+    };
+    assert.ok((await dist(CAROL)) > (await dist(BOB)), 'carol is no further out than bob');
+    assert.equal(await dist(ALICE), await dist(BOB), 'the direct neighbours share a ring');
+  });
+
+  it('filters by radio, highlights a search, and zooms', async () => {
+    await s.page.selectOption('#radio-filter', 'sim1');
+    assert.deepEqual(await s.page.locator('#map .map-node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort()), ['gateway', ERIN].sort());
+    await s.page.selectOption('#radio-filter', '');
+    await s.page.fill('#search', 'kitch');
+    assert.match((await s.page.locator(`#map .map-node[data-id="${ALICE}"]`).getAttribute('class')) ?? '', /\bmatch\b/);
+    assert.match((await s.page.locator(`#map .map-node[data-id="${BOB}"]`).getAttribute('class')) ?? '', /\bdim\b/);
+    await s.page.fill('#search', '');
+    const width = async (): Promise<number> => Number(((await s.page.getAttribute('#map', 'viewBox')) ?? '').split(' ')[2]);
+    const before = await width();
+    await s.page.click('#zoom-in');
+    assert.equal(Math.round((before / (await width())) * 100) / 100, 1.5);
+    await s.page.click('#zoom-reset');
+    assert.equal(await width(), before);
+    assert.deepEqual(s.problems, []);
+    // The README and docs/gateway.md show the map as the suite sees it.
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await s.page.screenshot({ path: path.join(SCREENSHOTS, 'webui-map.png') });
+  });
+
+  it("opens a node's page when the node is clicked", async () => {
+    await s.page.click(`#map .map-node[data-id="${CAROL}"] circle`);
+    await s.page.waitForURL(/\/ui\/node\?address=/);
+    await s.page.locator('#node-name', { hasText: 'Garden shed' }).waitFor();
+    assert.deepEqual(s.problems, []);
+  });
+});
