@@ -114,3 +114,48 @@ describe('web UI: map in Chromium', function () {
     assert.deepEqual(s.problems, []);
   });
 });
+
+describe('web UI: map with 300 nodes in Chromium', function () {
+  this.timeout(120000);
+  const COUNT = 300;
+  let s: UiSession;
+  const far = Array.from({ length: COUNT }, (_, i) => identityFromSeed(`webui-map:far-${i}`).address);
+
+  before(async () => {
+    s = await openUiSession('webui-map300-', { radios: [{ id: RADIO, kind: 'simulated', peers: [{ id: 'bob', rssi: -60 }] }] });
+    const bob = s.radio.virtualPeer('bob')!;
+    for (const [i, sender] of far.entries()) {
+      await bob.send(
+        createMessage({
+          id: MessageId.random(),
+          sender,
+          recipient: s.gateway.info.address,
+          app_id: 'webui-test',
+          priority: 'medium',
+          ttl: DEFAULT_TTL - 1,
+          hop_count: 1 + (i % 3),
+          timestamp: BigInt(Date.now()),
+          content: `node ${i}`,
+          requires_ack: false,
+        }),
+      );
+    }
+    await s.page.goto(s.url('ui/map'));
+    await s.page.locator('#state', { hasText: `${COUNT + 1} node(s) shown of ${COUNT + 1}` }).waitFor();
+  });
+
+  after(async () => {
+    await s?.close();
+  });
+
+  it('draws every node with link labels moved into tooltips, and search finds one among them', async () => {
+    assert.equal(await s.page.locator('#map .map-node').count(), COUNT + 2);
+    assert.equal(await s.page.locator('#map .link-label').count(), 0);
+    assert.equal(await s.page.locator(`#map .link[data-from="${BOB}"]`).count(), COUNT);
+    assert.match((await s.page.locator(`#map .link[data-to="${far[7]}"] title`).textContent()) ?? '', /^sim0: 2 hops · \d+ s ago$/);
+    await s.page.fill('#search', far[123]!);
+    assert.deepEqual(await s.page.locator('#map .map-node.match').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), [far[123]]);
+    assert.equal(await s.page.locator('#map .map-node.dim').count(), COUNT + 1);
+    assert.deepEqual(s.problems, []);
+  });
+});
