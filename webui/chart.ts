@@ -1,5 +1,5 @@
 /**
- * A reading's last 24 hours as a plain SVG line chart: time across, value up, the range's ends and the latest value
+ * A series over a time window (a reading's last 24 hours, a rate's last 15 minutes) as a plain SVG line chart: time across, value up, the range's ends and the latest value
  * written beside it. Built with DOM calls (no markup strings), so a key that came from the configuration or a
  * value that came from the mesh can only ever be text.
  */
@@ -19,12 +19,20 @@ function label(v: number): string {
   return String(Math.round(v * 100) / 100);
 }
 
-/** `points` are `[time ms, value]`, oldest first; `now` closes the 24-hour window on the right. */
-export function lineChart(key: string, points: Array<[number, number]>, now: number): SVGSVGElement {
+export interface ChartWindow {
+  ms: number;
+  /** How the left edge is named: `24 h ago`. */
+  label: string;
+}
+
+export const DAY: ChartWindow = { ms: 24 * 3600 * 1000, label: '24 h ago' };
+
+/** `points` are `[time ms, value]`, oldest first (at least one); `now` closes the window on the right. */
+export function lineChart(key: string, points: Array<[number, number]>, now: number, window: ChartWindow = DAY): SVGSVGElement {
   const svg = node('svg', { class: 'chart', viewBox: `0 0 ${WIDTH} ${HEIGHT}`, width: WIDTH, height: HEIGHT, role: 'img' });
   svg.dataset.key = key;
-  svg.append(node('title', {}, `${key}, last 24 h`));
-  const t0 = now - 24 * 3600 * 1000;
+  svg.append(node('title', {}, `${key}, since ${window.label}`));
+  const t0 = now - window.ms;
   const values = points.map((p) => p[1]);
   let lo = Math.min(...values);
   let hi = Math.max(...values);
@@ -40,7 +48,7 @@ export function lineChart(key: string, points: Array<[number, number]>, now: num
     node('line', { class: 'axis', x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: HEIGHT - PAD.bottom }),
     node('text', { x: 2, y: PAD.top + 4 }, label(hi)),
     node('text', { x: 2, y: HEIGHT - PAD.bottom }, label(lo)),
-    node('text', { x: PAD.left, y: HEIGHT - 6 }, '24 h ago'),
+    node('text', { x: PAD.left, y: HEIGHT - 6 }, window.label),
     node('text', { x: WIDTH - PAD.right - 24, y: HEIGHT - 6 }, 'now'),
   );
   const coords = points.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`);

@@ -1,8 +1,9 @@
 /**
  * The gateway page: health and its causes, MQTT and hub connections, radios with state and counters, queue and
- * outbox depths, uptime and memory, and the effective configuration with its secrets already redacted by the
+ * outbox depths, uptime and memory, small charts of the message rates over the last 15 minutes, and the effective configuration with its secrets already redacted by the
  * gateway. Refreshed from `api/gateway` every few seconds.
  */
+import { lineChart } from './chart.js';
 import { byId, el, getJson, textRow } from './dom.js';
 
 interface GatewayView {
@@ -17,9 +18,12 @@ interface GatewayView {
   mqtt: { enabled: boolean; connected: boolean; protocol_version?: number; url?: string; refused?: string };
   hub: { enabled: boolean; connected?: boolean };
   config: unknown;
+  now: number;
+  rates: Record<string, Array<[number, number]>>;
 }
 
 const REFRESH_MS = 3000;
+const RATE_WINDOW = { ms: 15 * 60 * 1000, label: '15 min ago' };
 
 function mib(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MiB`;
@@ -51,6 +55,10 @@ function render(g: GatewayView): void {
   );
   const queues = Object.entries(g.queues);
   byId('queues').replaceChildren(...(queues.length ? queues.map(([name, q]) => textRow([name, q.depth, q.inflight ?? '', q.dropped])) : [textRow(['none', '', '', ''])]));
+  const charts = Object.entries(g.rates)
+    .filter(([, points]) => points.length > 0)
+    .map(([name, points]) => lineChart(name, points, g.now, RATE_WINDOW));
+  byId('rates').replaceChildren(...(charts.length ? charts : [el('p', 'the first rates appear a few seconds after start', 'hint')]));
   byId('config').textContent = JSON.stringify(g.config, null, 2);
 }
 

@@ -2,7 +2,7 @@
  * The gateway page in Chromium against a real gateway with a simulated radio, connected with a user name and
  * password to an in-process aedes: health, the MQTT and hub connections, the radio with its counters, the outbox,
  * uptime and memory, and the effective configuration with the broker password and the auth token redacted (neither
- * reaches the page). When the broker goes away, the page shows the `/health` cause.
+ * reaches the page), with charts of the message rates. When the broker goes away, the page shows the `/health` cause.
  */
 import assert from 'node:assert/strict';
 import { startBroker, type TestBroker } from '../gateway/support/broker';
@@ -44,6 +44,10 @@ describe('web UI: gateway page in Chromium', function () {
     const cells = await radio.allInnerTexts();
     assert.deepEqual(cells.slice(0, 3), [RADIO, 'simulated', 'ready']);
     assert.match((await s.page.locator('#queues').innerText()).trim(), /^mqtt\t\d+\t\d+\t0$/m);
+    // Alice's message is the only one since start, so the rate of messages in is above zero and nothing was rejected.
+    const latest = (await s.page.locator('#rates svg[data-key="messages_in"] text.latest').textContent()) ?? '';
+    assert.ok(Number(/^messages_in ([\d.]+)$/.exec(latest)?.[1]) > 0, latest);
+    assert.equal(await s.page.locator('#rates svg[data-key="rejected"] text.latest').textContent(), 'rejected 0');
     assert.match(await s.page.locator('#gw-meta').innerText(), /^id gw-test · address off1\S+ · version \S+ · up .+ · RSS \d+\.\d MiB · heap \d+\.\d MiB · [\d.]+ msg\/s$/);
     assert.deepEqual(s.problems, []);
   });

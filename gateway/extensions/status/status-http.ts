@@ -11,6 +11,7 @@ import { sharedSendPolicy } from '../../mqtt/send-policy';
 import { renderStatusPage, type RecentMessage } from './status-page';
 import { LiveLog } from './ui/live-log';
 import { NodeBook } from './ui/node-book';
+import { RateHistory } from './ui/rate-history';
 import { handleUiRequest, type UiContext } from './ui/routes';
 
 export class StatusHttp extends Extension {
@@ -26,6 +27,7 @@ export class StatusHttp extends Extension {
     this.ui = {
       log: this.liveLog,
       book: new NodeBook(ctx.config, ctx.info.address, now),
+      rates: new RateHistory(ctx.clock, () => ctx.metrics.snapshot()),
       config: ctx.config,
       snapshot: () => ctx.snapshot(),
       now,
@@ -47,6 +49,7 @@ export class StatusHttp extends Extension {
     const keep = this.ctx.config.http.recent_messages;
     this.liveLog.attach(this.ctx.bus, this);
     this.ui.book.attach(this.ctx.bus, this, this.ctx.mesh);
+    this.ui.rates.start();
     this.ctx.bus.on('meshMessage', this, (e) => {
       if (e.duplicate || keep === 0) return;
       const m = e.message;
@@ -85,6 +88,7 @@ export class StatusHttp extends Extension {
     const server = this.server;
     this.server = undefined;
     this.liveLog.close();
+    this.ui.rates.stop();
     if (server) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -9,11 +9,13 @@ import type { GatewayConfig } from '../../../gateway-config';
 import { refuseAction, sendRefusal } from './action-gate';
 import { gatewayView } from './gateway-view';
 import type { NodeBook } from './node-book';
+import type { RateHistory } from './rate-history';
 import { mapView } from './map-view';
 import { handleSendAction, type SendActionDeps } from './send-action';
 
 export interface ApiContext {
   book: NodeBook;
+  rates: RateHistory;
   config: GatewayConfig;
   snapshot(): GatewaySnapshot;
   send: SendActionDeps;
@@ -47,7 +49,7 @@ export function handleApiRequest(urlPath: string, req: http.IncomingMessage, res
     return true;
   }
   if (urlPath === '/api/gateway' && req.method === 'GET') {
-    json(res, 200, { now: ctx.now(), ...gatewayView(ctx.snapshot(), ctx.config) });
+    json(res, 200, { now: ctx.now(), ...gatewayView(ctx.snapshot(), ctx.config), rates: ctx.rates.read() });
     return true;
   }
   if (urlPath === '/api/map' && req.method === 'GET') {

@@ -1,6 +1,6 @@
 /**
- * What the web UI's gateway page shows, as one JSON document: the snapshot every status surface shares (radios,
- * queues, MQTT, `/health` causes, uptime and memory), each radio's own counters picked out of the metrics, the hub
+ * What the web UI's gateway page shows, as one JSON document (api.ts adds the rate history): the snapshot every
+ * status surface shares (radios, queues, MQTT, `/health` causes, uptime and memory), each radio's own counters picked out of the metrics, the hub
  * connection when the hub bridge runs, and the effective configuration with every secret redacted by the same
  * redactor as `--print-config`, so a token never reaches the page.
  */

@@ -97,6 +97,8 @@ export const VIEWS: Record<ViewName, View> = {
 <thead><tr><th>queue</th><th>depth</th><th>in flight</th><th>dropped</th></tr></thead>
 <tbody id="queues"></tbody>
 </table>
+<h2>Rates per second, last 15 minutes</h2>
+<div id="rates" class="rates"></div>
 <h2>Effective configuration (secrets redacted)</h2>
 <pre id="config"></pre>`,
   },
