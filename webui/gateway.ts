@@ -24,6 +24,7 @@ interface GatewayView {
 
 const REFRESH_MS = 3000;
 const RATE_WINDOW = { ms: 15 * 60 * 1000, label: '15 min ago' };
+const RATE_CHART = { width: 400, height: 110 };
 
 function mib(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MiB`;
@@ -57,7 +58,7 @@ function render(g: GatewayView): void {
   byId('queues').replaceChildren(...(queues.length ? queues.map(([name, q]) => textRow([name, q.depth, q.inflight ?? '', q.dropped])) : [textRow(['none', '', '', ''])]));
   const charts = Object.entries(g.rates)
     .filter(([, points]) => points.length > 0)
-    .map(([name, points]) => lineChart(name, points, g.now, RATE_WINDOW));
+    .map(([name, points]) => lineChart(name, points, g.now, RATE_WINDOW, RATE_CHART));
   byId('rates').replaceChildren(...(charts.length ? charts : [el('p', 'the first rates appear a few seconds after start', 'hint')]));
   byId('config').textContent = JSON.stringify(g.config, null, 2);
 }

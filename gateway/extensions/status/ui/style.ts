@@ -9,7 +9,7 @@ th button[data-dir=asc]::after{content:" ▲"}th button[data-dir=desc]::after{co
 .hint,#state,#node-meta,#gw-meta{color:#666}.off{color:#a00}.ok{color:#070}
 svg.chart{background:#fff;border:1px solid #ddd;display:block;margin:.3rem 0 .8rem;max-width:100%}
 svg.chart .line{fill:none;stroke:#2667b0;stroke-width:1.5}svg.chart .axis{stroke:#bbb}svg.chart text{font-size:11px;fill:#555}
-.rates{display:flex;flex-wrap:wrap;gap:.5rem}.rates svg.chart{width:320px;height:80px;margin:0}
+.rates{display:flex;flex-wrap:wrap;gap:.5rem}.rates svg.chart{margin:0}
 pre{background:#fff;border:1px solid #ddd;padding:.5rem;overflow:auto;max-height:30rem}
 #send-results li{font-family:ui-monospace,monospace}
 svg.map{display:block;width:100%;height:70vh;background:#fff;border:1px solid #ddd}
