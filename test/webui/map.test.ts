@@ -7,9 +7,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import mqtt from 'mqtt';
 import { MessageId } from '../../lib/mesh/message-id';
 import { createMessage, DEFAULT_TTL } from '../../lib/mesh/message';
 import { identityFromSeed } from '../../gateway/radios/mesh-identity';
+import { startBroker, type TestBroker } from '../gateway/support/broker';
 import { openUiSession, RADIO, simAddress, type UiSession } from './support/ui-session';
 
 const SCREENSHOTS = path.join(__dirname, '..', '..', '..', 'docs', 'screenshots');
@@ -156,6 +158,43 @@ describe('web UI: map with 300 nodes in Chromium', function () {
     await s.page.fill('#search', far[123]!);
     assert.deepEqual(await s.page.locator('#map .map-node.match').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), [far[123]]);
     assert.equal(await s.page.locator('#map .map-node.dim').count(), COUNT + 1);
+    assert.deepEqual(s.problems, []);
+  });
+});
+
+describe("web UI: map with the site's other gateways in Chromium", function () {
+  this.timeout(120000);
+  const BARN_NAME = '<b>Barn</b> gateway';
+  let broker: TestBroker;
+  let s: UiSession;
+
+  before(async () => {
+    broker = await startBroker();
+    // Another gateway of the site, as it leaves itself on the broker: its retained announcement and bridge state.
+    const barn = await mqtt.connectAsync(broker.url, { clientId: 'barn-gateway' });
+    const announcement = { gateway_id: 'barn', name: BARN_NAME, address: identityFromSeed('webui-map:barn').address, bridge_state_topic: 'clawling/barn/bridge/state' };
+    await barn.publishAsync('clawling/site/farm/gateways/barn', JSON.stringify(announcement), { qos: 1, retain: true });
+    await barn.publishAsync('clawling/barn/bridge/state', 'online', { qos: 1, retain: true });
+    await barn.endAsync();
+    s = await openUiSession('webui-map-site-', {
+      radios: [{ id: RADIO, kind: 'simulated', peers: [{ id: 'alice' }] }],
+      mqtt: { enabled: true, url: broker.url, site: { id: 'farm' } },
+    });
+    await s.page.goto(s.url('ui/map'));
+  });
+
+  after(async () => {
+    await s?.close();
+    await broker?.stop();
+  });
+
+  it('shows the other gateway from its announcement, online, with its name as text', async () => {
+    const barn = s.page.locator('#map .map-node[data-id="site:barn"]');
+    await s.page.locator('#map .map-node.site-gateway.connected[data-id="site:barn"]').waitFor();
+    assert.equal(await barn.locator('text').textContent(), BARN_NAME);
+    assert.equal(await s.page.locator('#map b').count(), 0);
+    assert.match((await barn.locator('title').textContent()) ?? '', /^<b>Barn<\/b> gateway\noff1\S+\nconnected$/);
+    assert.equal(await s.page.locator('#map .map-node.gateway').count(), 1, 'this gateway appears once, not again from its own announcement');
     assert.deepEqual(s.problems, []);
   });
 });
