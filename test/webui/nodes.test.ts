@@ -112,4 +112,11 @@ describe('web UI: nodes table in Chromium', function () {
     await s.page.locator('#node-name', { hasText: 'Kitchen' }).waitFor();
     assert.deepEqual(s.problems, []);
   });
+
+  it('is reached from the script-free status page by a relative link', async () => {
+    await s.page.goto(s.url(''));
+    await s.page.click('a[href="ui/nodes"]');
+    await s.page.locator(`#node-rows tr[data-address="${ALICE}"]`).waitFor();
+    assert.equal(new URL(s.page.url()).pathname, '/ui/nodes');
+  });
 });
