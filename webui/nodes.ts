@@ -1,5 +1,5 @@
 /**
- * The nodes table: every node the gateway hears, from `api/nodes` every few seconds, sortable by any column (click
+ * The nodes table: every node the gateway hears (and which of the site's other gateways hear it too), from `api/nodes` every few seconds, sortable by any column (click
  * a header; again to reverse) and searchable by name or address. Each address links to the node's page.
  */
 import { age, byId, el, getJson, readingsText } from './dom.js';
@@ -16,6 +16,7 @@ interface NodeRow {
   name?: string;
   connected: boolean;
   heard_by: Hearing[];
+  gateways: Array<{ gateway: string; rssi?: number }>;
   rssi?: number;
   last_seen: number;
   messages_per_min: number;
@@ -34,7 +35,9 @@ let sortKey: SortKey = 'last_seen';
 let descending = true;
 
 function heardBy(n: NodeRow): string {
-  return n.heard_by.map((h) => (h.hop_count === 0 ? h.radio : `${h.radio} via ${h.peer} (${h.hop_count} hops)`)).join(', ');
+  const radios = n.heard_by.map((h) => (h.hop_count === 0 ? h.radio : `${h.radio} via ${h.peer} (${h.hop_count} hops)`));
+  const gateways = n.gateways.map((g) => `gateway ${g.gateway}${g.rssi !== undefined ? ` (${g.rssi})` : ''}`);
+  return [...radios, ...gateways].join(', ');
 }
 
 function sortValue(n: NodeRow, key: SortKey): string | number {

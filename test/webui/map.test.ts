@@ -162,7 +162,7 @@ describe('web UI: map with 300 nodes in Chromium', function () {
   });
 });
 
-describe("web UI: map with the site's other gateways in Chromium", function () {
+describe("web UI: the site's other gateways in Chromium", function () {
   this.timeout(120000);
   const BARN_NAME = '<b>Barn</b> gateway';
   let broker: TestBroker;
@@ -175,6 +175,9 @@ describe("web UI: map with the site's other gateways in Chromium", function () {
     const announcement = { gateway_id: 'barn', name: BARN_NAME, address: identityFromSeed('webui-map:barn').address, bridge_state_topic: 'clawling/barn/bridge/state' };
     await barn.publishAsync('clawling/site/farm/gateways/barn', JSON.stringify(announcement), { qos: 1, retain: true });
     await barn.publishAsync('clawling/barn/bridge/state', 'online', { qos: 1, retain: true });
+    // The barn gateway hears Alice too, and says so on its retained view of her.
+    const view = { gateway: 'barn', bridge_state_topic: 'clawling/barn/bridge/state', connected: true, neighbour: true, rssi: -61, last_seen: new Date().toISOString() };
+    await barn.publishAsync(`clawling/nodes/${ALICE}/via/barn`, JSON.stringify(view), { qos: 1, retain: true });
     await barn.endAsync();
     s = await openUiSession('webui-map-site-', {
       radios: [{ id: RADIO, kind: 'simulated', peers: [{ id: 'alice' }] }],
@@ -195,6 +198,17 @@ describe("web UI: map with the site's other gateways in Chromium", function () {
     assert.equal(await s.page.locator('#map b').count(), 0);
     assert.match((await barn.locator('title').textContent()) ?? '', /^<b>Barn<\/b> gateway\noff1\S+\nconnected$/);
     assert.equal(await s.page.locator('#map .map-node.gateway').count(), 1, 'this gateway appears once, not again from its own announcement');
+    assert.deepEqual(s.problems, []);
+  });
+
+  it('links the other gateway to the node it says it hears, and the nodes table names it', async () => {
+    const link = s.page.locator(`#map .link[data-from="site:barn"][data-to="${ALICE}"]`);
+    await link.waitFor();
+    assert.match((await link.locator('.link-label').textContent()) ?? '', /^RSSI -61 · \d+ s ago$/);
+    assert.match((await link.locator('title').textContent()) ?? '', /^gateway barn: RSSI -61/);
+    await s.page.goto(s.url('ui/nodes'));
+    await s.page.locator(`#node-rows tr[data-address="${ALICE}"] td`, { hasText: 'gateway barn (-61)' }).waitFor();
+    assert.equal((await s.page.locator(`#node-rows tr[data-address="${ALICE}"] td`).allInnerTexts())[2], `${RADIO}, gateway barn (-61)`);
     assert.deepEqual(s.problems, []);
   });
 });

@@ -7,11 +7,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Extension, type ExtensionContext } from '../../extension';
+import { NodeTopics } from '../../mqtt/node-topics';
 import { sharedSendPolicy } from '../../mqtt/send-policy';
 import { renderStatusPage, type RecentMessage } from './status-page';
 import { LiveLog } from './ui/live-log';
 import { NodeBook } from './ui/node-book';
 import { RateHistory } from './ui/rate-history';
+import { SiteViews } from './ui/site-views';
 import { handleUiRequest, type UiContext } from './ui/routes';
 
 export class StatusHttp extends Extension {
@@ -20,13 +22,16 @@ export class StatusHttp extends Extension {
   private readonly recent: RecentMessage[] = [];
   private readonly liveLog = new LiveLog({ now: () => this.ctx.clock.now() });
   private readonly ui: UiContext;
+  private readonly siteViews: SiteViews;
+  private detachSiteViews: (() => void) | undefined;
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
     const now = (): number => ctx.clock.now();
+    this.siteViews = new SiteViews(new NodeTopics(ctx.config.nodes.topic), ctx.info.id);
     this.ui = {
       log: this.liveLog,
-      book: new NodeBook(ctx.config, ctx.info.address, now),
+      book: new NodeBook(ctx.config, ctx.info.address, now, (address) => this.siteViews.of(address)),
       rates: new RateHistory(ctx.clock, () => ctx.metrics.snapshot()),
       config: ctx.config,
       snapshot: () => ctx.snapshot(),
@@ -50,6 +55,7 @@ export class StatusHttp extends Extension {
     this.liveLog.attach(this.ctx.bus, this);
     this.ui.book.attach(this.ctx.bus, this, this.ctx.mesh);
     this.ui.rates.start();
+    if (this.ctx.mqtt) this.detachSiteViews = this.siteViews.attach(this.ctx.mqtt.connection);
     this.ctx.bus.on('meshMessage', this, (e) => {
       if (e.duplicate || keep === 0) return;
       const m = e.message;
@@ -89,6 +95,8 @@ export class StatusHttp extends Extension {
     this.server = undefined;
     this.liveLog.close();
     this.ui.rates.stop();
+    this.detachSiteViews?.();
+    this.detachSiteViews = undefined;
     if (server) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,7 +1,8 @@
 /**
  * The map's graph, as one JSON document: this gateway, the site's other gateways (from their retained
  * announcements), and every node it hears, with one link per way a radio hears a node: from the gateway when the
- * node is a neighbour (hop 0), from the relaying neighbour's node otherwise. Each link carries its radio, the RSSI
+ * node is a neighbour (hop 0), from the relaying neighbour's node otherwise; and one from each other gateway of the
+ * site that says, on its retained view, that it hears the node. Each link carries its radio, the RSSI
  * when the radio measured one, and when it was last used; placing the graph is the browser's job (webui/map-layout.ts).
  */
 import type { GatewaySnapshot } from '../../../extension';
@@ -49,10 +50,18 @@ export function mapView(s: GatewaySnapshot, rows: NodeRow[]): MapView {
     nodes.push(other);
   }
   const links: MapLink[] = [];
+  const onMap = new Set(nodes.map((n) => n.id));
   for (const r of rows) {
     const node: MapNode = { id: r.address, kind: 'node', label: r.name ?? r.address, address: r.address, connected: r.connected, radios: [...new Set(r.heard_by.map((h) => h.radio))].sort(), hops_seen: r.hops_seen };
     if (r.verified_share !== undefined) node.verified_share = r.verified_share;
     nodes.push(node);
+    for (const g of r.gateways) {
+      // Only gateways the site announced are on the map; a view from an unannounced one has nowhere to start.
+      if (!onMap.has(`site:${g.gateway}`)) continue;
+      const link: MapLink = { from: `site:${g.gateway}`, to: r.address, radio: `gateway ${g.gateway}`, hop_count: 0, at: g.last_seen ?? 0 };
+      if (g.rssi !== undefined) link.rssi = g.rssi;
+      links.push(link);
+    }
     for (const h of r.heard_by) {
       const relay = h.hop_count === 0 ? undefined : byLink.get(`${h.radio}/${h.peer}`);
       const link: MapLink = { from: relay !== undefined && relay !== r.address ? relay : GATEWAY_NODE, to: r.address, radio: h.radio, hop_count: h.hop_count, at: h.at };

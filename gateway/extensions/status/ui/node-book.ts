@@ -14,6 +14,7 @@ import { compileMappings, readingsOf, type CompiledDevice, type ReadingValue } f
 import { NodeRegistry, type NodeRecord } from '../../../mesh-nodes/registry';
 import type { MeshApi } from '../../../router';
 import { ReadingHistory, type HistoryPoint } from './reading-history';
+import type { GatewayHearing } from './site-views';
 
 const MAX_MESSAGES = 50;
 const MAX_TEXT_CHARS = 2000;
@@ -47,6 +48,8 @@ export interface NodeRow {
   name?: string;
   connected: boolean;
   heard_by: Hearing[];
+  /** The site's other gateways that hear it, from their retained views (site-views.ts). */
+  gateways: GatewayHearing[];
   links: string[];
   rssi?: number;
   last_seen: number;
@@ -81,6 +84,7 @@ export class NodeBook {
     config: GatewayConfig,
     self: string,
     private readonly now: () => number,
+    private readonly otherGateways: (address: string) => GatewayHearing[] = () => [],
   ) {
     this.registry = new NodeRegistry({ self, heardWindowMs: config.nodes.heard_window_s * 1000, forgetAfterMs: config.nodes.forget_after_s * 1000 });
     this.mappings = compileMappings(config.devices, config.nodes.names);
@@ -122,6 +126,7 @@ export class NodeBook {
       address: n.address,
       connected: this.registry.connected(n, now),
       heard_by: extra ? [...extra.heardBy.values()] : [],
+      gateways: this.otherGateways(n.address),
       links: [...n.links],
       last_seen: n.lastSeen,
       messages: n.messages,
