@@ -79,6 +79,7 @@ export class NodeBook {
   private readonly registry: NodeRegistry;
   private readonly mappings: CompiledDevice[];
   private readonly extras = new Map<string, Extra>();
+  private readonly names: Readonly<Record<string, string>>;
 
   constructor(
     config: GatewayConfig,
@@ -91,10 +92,8 @@ export class NodeBook {
     this.names = config.nodes.names;
   }
 
-  private readonly names: Readonly<Record<string, string>>;
-
   /** Listens on the bus under `owner`, and takes in the neighbours already up. */
-  attach(bus: EventBus, owner: object, mesh: MeshApi): void {
+  attach(bus: EventBus, owner: object, mesh: Pick<MeshApi, 'neighbours'>): void {
     bus.on('meshMessage', owner, (e) => this.onMessage(e));
     bus.on('meshAck', owner, (e) => this.onAck(e));
     bus.on('peerChange', owner, (e) => this.onPeer(e));
@@ -191,7 +190,8 @@ export class NodeBook {
 
   private hear(extra: Extra, radio: string, peer: string, hopCount: number, at: number, rssi: number | undefined): void {
     const h: Hearing = { radio, peer, hop_count: hopCount, at };
-    if (rssi !== undefined) h.rssi = rssi;
+    // A relayed frame's RSSI is the relay's, not the node's.
+    if (rssi !== undefined && hopCount === 0) h.rssi = rssi;
     extra.heardBy.set(radio, h);
   }
 
