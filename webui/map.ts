@@ -2,7 +2,7 @@
  * The map: this gateway, the site's other gateways and every node it hears, placed by webui/map-layout.ts, each
  * link labelled with its radio's RSSI (or the relay and hop count) and how fresh it is, each node with its name,
  * whether it is connected, its verified-sender share and the hop counts seen. A node is a link to its page. Zoom
- * (buttons or wheel), search (matching nodes stand out) and a radio filter keep 300 nodes usable; the graph is
+ * (buttons or wheel), drag to pan, search (matching nodes stand out) and a radio filter keep 300 nodes usable; the graph is
  * fetched every few seconds, not per message, so a busy mesh does not redraw it continuously.
  */
 import { age, byId, getJson } from './dom.js';
@@ -45,6 +45,8 @@ const search = byId<HTMLInputElement>('search');
 const radioFilter = byId<HTMLSelectElement>('radio-filter');
 let doc: MapDoc | undefined;
 let zoom = 1;
+/** How far the user dragged the picture, in map units (kept across refreshes, cleared by Fit). */
+let pan = { x: 0, y: 0 };
 
 function svgEl<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
   const e = document.createElementNS(SVG_NS, tag);
@@ -81,8 +83,8 @@ function setViewBox(points: Point[]): void {
   const minY = Math.min(...ys) - pad;
   const w = Math.max(...xs) + pad - minX;
   const h = Math.max(...ys) + pad - minY;
-  const cx = minX + w / 2;
-  const cy = minY + h / 2;
+  const cx = minX + w / 2 - pan.x;
+  const cy = minY + h / 2 - pan.y;
   svg.setAttribute('viewBox', `${cx - w / 2 / zoom} ${cy - h / 2 / zoom} ${w / zoom} ${h / zoom}`);
 }
 
@@ -162,6 +164,7 @@ byId('zoom-in').addEventListener('click', () => zoomBy(1.5));
 byId('zoom-out').addEventListener('click', () => zoomBy(1 / 1.5));
 byId('zoom-reset').addEventListener('click', () => {
   zoom = 1;
+  pan = { x: 0, y: 0 };
   render();
 });
 svg.addEventListener(
@@ -171,6 +174,34 @@ svg.addEventListener(
     zoomBy(ev.deltaY < 0 ? 1.2 : 1 / 1.2);
   },
   { passive: false },
+);
+// Dragging pans. A press that moved is a drag, not a click, so it does not open the node it started on.
+let drag: { x: number; y: number; moved: boolean } | undefined;
+svg.addEventListener('pointerdown', (ev) => {
+  drag = { x: ev.clientX, y: ev.clientY, moved: false };
+});
+svg.addEventListener('pointermove', (ev) => {
+  if (!drag || (ev.buttons & 1) === 0) return;
+  const dx = ev.clientX - drag.x;
+  const dy = ev.clientY - drag.y;
+  if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+  drag.moved = true;
+  const scale = svg.viewBox.baseVal.width / svg.getBoundingClientRect().width;
+  pan = { x: pan.x + dx * scale, y: pan.y + dy * scale };
+  drag.x = ev.clientX;
+  drag.y = ev.clientY;
+  render();
+});
+svg.addEventListener('pointerup', () => {
+  if (drag && !drag.moved) drag = undefined;
+});
+svg.addEventListener(
+  'click',
+  (ev) => {
+    if (drag?.moved) ev.preventDefault();
+    drag = undefined;
+  },
+  true,
 );
 search.addEventListener('input', render);
 radioFilter.addEventListener('change', render);

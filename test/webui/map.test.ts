@@ -89,7 +89,7 @@ describe('web UI: map in Chromium', function () {
     assert.equal(await dist(ALICE), await dist(BOB), 'the direct neighbours share a ring');
   });
 
-  it('filters by radio, highlights a search, and zooms', async () => {
+  it('filters by radio, highlights a search, zooms and pans', async () => {
     await s.page.selectOption('#radio-filter', 'sim1');
     assert.deepEqual(await s.page.locator('#map .map-node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')).sort()), ['gateway', ERIN].sort());
     await s.page.selectOption('#radio-filter', '');
@@ -103,6 +103,17 @@ describe('web UI: map in Chromium', function () {
     assert.equal(Math.round((before / (await width())) * 100) / 100, 1.5);
     await s.page.click('#zoom-reset');
     assert.equal(await width(), before);
+    // Dragging right moves the picture right: the view's left edge goes left.
+    const left = async (): Promise<number> => Number(((await s.page.getAttribute('#map', 'viewBox')) ?? '').split(' ')[0]);
+    const box = (await s.page.locator('#map').boundingBox())!;
+    const startLeft = await left();
+    await s.page.mouse.move(box.x + 20, box.y + 20);
+    await s.page.mouse.down();
+    await s.page.mouse.move(box.x + 120, box.y + 20, { steps: 5 });
+    await s.page.mouse.up();
+    assert.ok((await left()) < startLeft, 'the drag did not pan');
+    await s.page.click('#zoom-reset');
+    assert.equal(await left(), startLeft);
     assert.deepEqual(s.problems, []);
     // The README and docs/gateway.md show the map as the suite sees it.
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
