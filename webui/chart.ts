@@ -31,15 +31,23 @@ export interface ChartWindow {
 
 export const DAY: ChartWindow = { ms: 24 * 3600 * 1000, label: '24 h ago' };
 
+export interface ChartOptions {
+  window?: ChartWindow;
+  size?: ChartSize;
+  /** The value axis starts at zero (rates: a small change must not look like a cliff). */
+  fromZero?: boolean;
+}
+
 /** `points` are `[time ms, value]`, oldest first (at least one); `now` closes the window on the right. */
-export function lineChart(key: string, points: Array<[number, number]>, now: number, window: ChartWindow = DAY, size: ChartSize = LARGE): SVGSVGElement {
-  const { width, height } = size;
+export function lineChart(key: string, points: Array<[number, number]>, now: number, options: ChartOptions = {}): SVGSVGElement {
+  const window = options.window ?? DAY;
+  const { width, height } = options.size ?? LARGE;
   const svg = node('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, width: width, height: height, role: 'img' });
   svg.dataset.key = key;
   svg.append(node('title', {}, `${key}, since ${window.label}`));
   const t0 = now - window.ms;
   const values = points.map((p) => p[1]);
-  let lo = Math.min(...values);
+  let lo = options.fromZero ? Math.min(0, ...values) : Math.min(...values);
   let hi = Math.max(...values);
   // A flat series still needs a band to sit in.
   if (hi - lo < 1e-9) {

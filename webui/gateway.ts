@@ -58,7 +58,7 @@ function render(g: GatewayView): void {
   byId('queues').replaceChildren(...(queues.length ? queues.map(([name, q]) => textRow([name, q.depth, q.inflight ?? '', q.dropped])) : [textRow(['none', '', '', ''])]));
   const charts = Object.entries(g.rates)
     .filter(([, points]) => points.length > 0)
-    .map(([name, points]) => lineChart(name, points, g.now, RATE_WINDOW, RATE_CHART));
+    .map(([name, points]) => lineChart(name, points, g.now, { window: RATE_WINDOW, size: RATE_CHART, fromZero: true }));
   byId('rates').replaceChildren(...(charts.length ? charts : [el('p', 'the first rates appear a few seconds after start', 'hint')]));
   byId('config').textContent = JSON.stringify(g.config, null, 2);
 }
