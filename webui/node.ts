@@ -1,11 +1,11 @@
 /**
  * A node's page (`ui/node?address=…`): who it is and how it is heard, its readings as 24-hour charts, its recent
- * messages (envelopes; the text of one on request, with the auth token), and a form that sends it a text and shows
- * what became of it as the gateway reports it. Refreshed from `api/nodes/<address>` every few seconds.
+ * messages (envelopes; the text of one on request, with the auth token), a form that sends it a text and shows
+ * what became of it as the gateway reports it, and a Forget button (with the token too). Refreshed from `api/nodes/<address>` every few seconds.
  */
 import { lineChart } from './chart.js';
 import { age, byId, clockTime, el, getJson, readingsText } from './dom.js';
-import { fetchText, sendText, tokenField } from './send-form.js';
+import { fetchText, postAction, sendText, tokenField } from './send-form.js';
 
 interface Message {
   id: string;
@@ -90,6 +90,16 @@ byId<HTMLFormElement>('send-form').addEventListener('submit', (ev) => {
   ev.preventDefault();
   const input = byId<HTMLInputElement>('send-text');
   void sendText(`${api}/send`, input.value, token(), results);
+});
+
+byId<HTMLButtonElement>('forget').addEventListener('click', async () => {
+  if (!confirm('Forget this node? It comes back when it is heard again.')) return;
+  const r = await postAction(`${api}/forget`, token(), {});
+  const out = byId('forget-result');
+  if ('refused' in r) {
+    out.textContent = `refused: ${r.refused}`;
+    out.className = 'off';
+  } else location.href = 'nodes';
 });
 
 void refresh();

@@ -1,5 +1,5 @@
 /**
- * The node page's send form and "show text": both are actions, so both carry the auth token the user typed (kept
+ * The node page's actions (send form, "show text", forget): each is an action, so each carries the auth token the user typed (kept
  * in this tab's sessionStorage, never in the page or a URL). A send's answer is a stream of JSON lines, shown one
  * by one as the gateway writes them: `sent`, then `acked` or `ack_timeout`; a refusal is shown with its code.
  */
@@ -72,4 +72,17 @@ export async function fetchText(url: string, token: string): Promise<{ text: str
   const body = (await res.json().catch(() => undefined)) as { text?: string; error?: { code: string; message: string } } | undefined;
   if (res.ok && typeof body?.text === 'string') return { text: body.text };
   return { refused: `${body?.error?.code ?? `HTTP_${res.status}`} — ${body?.error?.message ?? res.statusText}` };
+}
+
+/** Posts a JSON action; its JSON answer, or the refusal as a sentence. */
+export async function postAction(url: string, token: string, body: unknown): Promise<{ ok: Record<string, unknown> } | { refused: string }> {
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders(token) }, body: JSON.stringify(body) });
+  } catch (err) {
+    return { refused: `UI_NETWORK — ${(err as Error).message}` };
+  }
+  const answer = (await res.json().catch(() => undefined)) as (Record<string, unknown> & { error?: { code: string; message: string } }) | undefined;
+  if (res.ok && answer) return { ok: answer };
+  return { refused: `${answer?.error?.code ?? `HTTP_${res.status}`} — ${answer?.error?.message ?? res.statusText}` };
 }

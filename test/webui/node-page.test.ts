@@ -104,4 +104,12 @@ describe('web UI: node page in Chromium', function () {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     await s.page.screenshot({ path: path.join(SCREENSHOTS, 'webui-node.png'), fullPage: true });
   });
+
+  it('forgets the node after a confirmation, with the token, and returns to the table', async () => {
+    s.page.once('dialog', (d) => void d.accept());
+    await s.page.click('#forget');
+    await s.page.waitForURL(/\/ui\/nodes$/);
+    await s.page.locator('#state', { hasText: 'node(s)' }).waitFor();
+    assert.deepEqual(problems(), []);
+  });
 });

@@ -28,10 +28,13 @@ export class StatusHttp extends Extension {
   constructor(ctx: ExtensionContext) {
     super(ctx);
     const now = (): number => ctx.clock.now();
-    this.siteViews = new SiteViews(new NodeTopics(ctx.config.nodes.topic), ctx.info.id);
+    const nodeTopics = new NodeTopics(ctx.config.nodes.topic);
+    this.siteViews = new SiteViews(nodeTopics, ctx.info.id);
+    const book = new NodeBook(ctx.config, ctx.info.address, now, (address) => this.siteViews.of(address));
     this.ui = {
       log: this.liveLog,
-      book: new NodeBook(ctx.config, ctx.info.address, now, (address) => this.siteViews.of(address)),
+      book,
+      forget: { config: ctx.config, book, ...(ctx.mqtt ? { mqtt: { connection: ctx.mqtt.connection, topics: nodeTopics } } : {}) },
       rates: new RateHistory(ctx.clock, () => ctx.metrics.snapshot()),
       config: ctx.config,
       snapshot: () => ctx.snapshot(),

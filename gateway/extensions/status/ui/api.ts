@@ -1,7 +1,8 @@
 /**
  * The web UI's JSON endpoints under `api/`: `nodes` (the table), `nodes/<address>` (a node's page),
- * `nodes/<address>/messages/<id>/text` (one message's text, behind the action gate), `nodes/<address>/send` (POST,
- * send-action.ts), `gateway` (the gateway page) and `map` (map-view.ts). Returns false for any path it does not own.
+ * `nodes/<address>/messages/<id>/text` (one message's text, behind the action gate), the actions
+ * `nodes/<address>/send` and `nodes/<address>/forget` (POST; send-action.ts, forget-action.ts), `gateway` (the
+ * gateway page) and `map` (map-view.ts). Returns false for any path it does not own.
  */
 import type http from 'node:http';
 import type { GatewaySnapshot } from '../../../extension';
@@ -10,6 +11,7 @@ import { refuseAction, sendRefusal } from './action-gate';
 import { gatewayView } from './gateway-view';
 import type { NodeBook } from './node-book';
 import type { RateHistory } from './rate-history';
+import { handleForgetAction, type ForgetActionDeps } from './forget-action';
 import { mapView } from './map-view';
 import { handleSendAction, type SendActionDeps } from './send-action';
 
@@ -19,12 +21,13 @@ export interface ApiContext {
   config: GatewayConfig;
   snapshot(): GatewaySnapshot;
   send: SendActionDeps;
+  forget: ForgetActionDeps;
   now(): number;
   /** Logs a request that failed inside (never its body). */
   failed(err: unknown, path: string): void;
 }
 
-const NODE_PATH = /^\/api\/nodes\/([^/]{1,128})(?:\/(send|messages\/([^/]{1,64})\/text))?$/;
+const NODE_PATH = /^\/api\/nodes\/([^/]{1,128})(?:\/(send|forget|messages\/([^/]{1,64})\/text))?$/;
 
 /** A path segment as sent, or undefined when its percent-encoding is broken. */
 function segment(raw: string): string | undefined {
@@ -63,12 +66,13 @@ export function handleApiRequest(urlPath: string, req: http.IncomingMessage, res
     notFound(res, 'that node');
     return true;
   }
-  if (hit[2] === 'send') {
+  if (hit[2] === 'send' || hit[2] === 'forget') {
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('method not allowed\n');
       return true;
     }
-    handleSendAction(req, res, address, ctx.send).catch((err: unknown) => {
+    const action = hit[2] === 'send' ? handleSendAction(req, res, address, ctx.send) : handleForgetAction(req, res, address, ctx.forget);
+    action.catch((err: unknown) => {
       ctx.failed(err, urlPath);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end();

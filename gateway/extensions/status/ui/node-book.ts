@@ -205,8 +205,9 @@ export class NodeBook {
     return extra;
   }
 
-  private forget(address: string): void {
-    this.registry.forget(address);
+  /** Drops the node and all the book kept of it; false when it was not known. */
+  forget(address: string): boolean {
     this.extras.delete(address);
+    return this.registry.forget(address);
   }
 }

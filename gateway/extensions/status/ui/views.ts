@@ -72,6 +72,7 @@ export const VIEWS: Record<ViewName, View> = {
 <p><label>Text <input id="send-text" type="text" maxlength="2000" required></label> <button id="send" type="submit">Send</button></p>
 </form>
 <ol id="send-results"></ol>
+<p><button id="forget" type="button">Forget this node</button> <span id="forget-result"></span></p>
 <h2>Recent messages</h2>
 <table>
 <thead><tr><th>received</th><th>recipient</th><th>app id</th><th>type</th><th>radio</th><th>RSSI</th><th>hops</th><th>verified</th><th>id</th><th>text</th></tr></thead>

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { ackTarget, isAck } from '../../../../lib/mesh/ack';
 import { Gateway } from '../../../../gateway/gateway';
 import type { SimulatedRadio } from '../../../../gateway/radios/simulated/simulated-radio';
 import { testConfig } from '../../support/config';
@@ -113,6 +114,28 @@ describe('gateway web UI actions', function () {
     assert.equal(line.error.code, 'SEND_BAD_RECIPIENT');
   });
 
+  it('forgets a node only with the token', async () => {
+    const listed = async (): Promise<string[]> => (JSON.parse((await request(`${gateway.statusUrl}/api/nodes`, 'GET', {})).body) as { nodes: Array<{ address: string }> }).nodes.map((n) => n.address);
+    // The book hears a message on the bus that also leads to its ACK: once the ACK is back, the book has it.
+    const heard = async (text: string): Promise<void> => {
+      const m = await alice.say(text);
+      await alice.waitFor((r) => r.message !== undefined && isAck(r.message) && ackTarget(r.message) === m.id.toString());
+    };
+    await heard('still here');
+    assert.ok((await listed()).includes(alice.address));
+    const forgetUrl = `${gateway.statusUrl}/api/nodes/${alice.address}/forget`;
+    const refused = await request(forgetUrl, 'POST', json, '{}');
+    assert.equal(codeOf(refused), 'UI_AUTH_REQUIRED');
+    assert.ok((await listed()).includes(alice.address));
+    const done = await request(forgetUrl, 'POST', { ...json, authorization: `Bearer ${TOKEN}` }, '{}');
+    assert.equal(done.status, 200);
+    assert.deepEqual(JSON.parse(done.body), { address: alice.address, forgotten: true, site: false });
+    assert.ok(!(await listed()).includes(alice.address));
+    // Heard again, it is back.
+    await heard('back again');
+    assert.ok((await listed()).includes(alice.address));
+  });
+
   it('shows the effective configuration with the token and the broker password redacted', async () => {
     const a = await request(`${gateway.statusUrl}/api/gateway`, 'GET', {});
     assert.equal(a.status, 200);
@@ -129,7 +152,8 @@ describe('gateway web UI actions', function () {
     const off = await startGateway(offDir, {});
     try {
       const peer = (off.radios[0] as SimulatedRadio).virtualPeer('alice')!;
-      await peer.say('t=1');
+      const said = await peer.say('t=1');
+      await peer.waitFor((r) => r.message !== undefined && isAck(r.message) && ackTarget(r.message) === said.id.toString());
       const base = `${off.statusUrl}/api/nodes/${peer.address}`;
       const send = await request(`${base}/send`, 'POST', { ...json, authorization: 'Bearer anything-at-all-000000' }, body('x'));
       assert.equal(send.status, 403);
