@@ -149,6 +149,6 @@ void runGateway({
       mode === 'remote'
         ? links.map((l) => ({ address: l.address, binary: l.binary }))
         : virtual.map((p) => ({ address: p.address, binary: p.preferredFormat === 'binary' }));
-    process.send!({ type: 'ready', address: gateway.info.address, peers });
+    process.send!({ type: 'ready', address: gateway.info.address, peers, status: gateway.statusUrl });
   },
 }).then((code) => process.exit(code));

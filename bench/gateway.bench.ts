@@ -14,6 +14,10 @@
  * frame → mesh ACK), and RSS with 4 radios at idle and under load; the baseline is plain mqtt.js QoS 1 publishing
  * from this process. Targets (issue 6): ≥ 5 000 messages/s radio → MQTT on one core, p50 < 5 ms, RSS < 80 MB.
  *
+ * With Chromium at hand, a third run repeats the throughput and saturation runs with a browser on the web UI (the
+ * live log, which streams every message, and the map open in two tabs) and prints the gateway's CPU per message and
+ * peak RSS beside the same run without one (issue 24). BENCH_BROWSER=0 skips it.
+ *
  * Variables: BENCH_MESSAGES, BENCH_RATE, BENCH_STORE_SYNC (full|normal), BENCH_NODE_FLAGS, BENCH_INFLIGHT,
  * BENCH_AHEAD, BENCH_MAX_PENDING, BENCH_HUB (0 skips radio → hub), BENCH_HUB_REPLAY (0 skips the replay; BENCH_REPLAY_MESSAGES),
  * BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>, BENCH_HEAPSNAPSHOT=<dir>, BENCH_DEBUG.
@@ -33,6 +37,7 @@ import { benchRadioToHub } from './gateway-hub.bench';
 import { benchHubReplay } from './gateway-hub-replay.bench';
 import { benchSerialRadio } from './gateway-serial.bench';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
+import { CHROMIUM_PATH, launchChromium } from '../test/editor/support/chromium';
 
 const THROUGHPUT_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20000);
 const IN_PROCESS_MESSAGES = Math.min(THROUGHPUT_MESSAGES, 10000);
@@ -148,7 +153,7 @@ interface RunFigures {
   debug?: unknown;
 }
 
-async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof asker>, broker: ChildProcess, messages: number, withLatency: boolean): Promise<RunFigures> {
+async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof asker>, broker: ChildProcess, messages: number, withLatency: boolean, withBrowser = false): Promise<RunFigures> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   // Deep per-peer queues: a burst of thousands of ACKs a second per link is the bench's doing, not a radio's.
   const radios = [0, 1, 2, 3].map((r) => ({ id: `sim${r}`, kind: 'simulated', queue_limit: 4096, peers: [{ id: `p${r}a`, wire_versions: [1] }, { id: `p${r}b`, wire_versions: [] }] }));
@@ -179,7 +184,17 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     broker.kill();
     process.exit(1);
   });
-  const { address, peers } = await askGw<{ address: string; peers: Peer[] }>('ready');
+  const { address, peers, status } = await askGw<{ address: string; peers: Peer[]; status?: string }>('ready');
+  // The browser's own processes are not the gateway's: only what serving it costs the gateway is measured.
+  const browser = withBrowser && status !== undefined ? await launchChromium(path.join(dir, 'chromium-profile')) : undefined;
+  if (browser) {
+    const log = browser.pages()[0] ?? (await browser.newPage());
+    await log.goto(`${status}/ui`);
+    await log.locator('#state', { hasText: 'live' }).waitFor();
+    const map = await browser.newPage();
+    await map.goto(`${status}/ui/map`);
+    await map.locator('#map .map-node').first().waitFor();
+  }
   const fragmentSize = fragmentSizeForMtu(undefined);
 
   const encode = (peer: number, content: string, id = MessageId.random()): Uint8Array =>
@@ -317,6 +332,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   // Idle again: what the process gives back once the burst is over.
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const end = await askGw<GwStats>('stats');
+  await browser?.close();
   finished = true;
   gw.kill('SIGTERM');
   await new Promise((r) => gw.once('exit', r));
@@ -354,6 +370,8 @@ async function main(): Promise<void> {
   const baselineRate = await baseline(url);
   const remote = await runGateway('remote', url, askBroker, broker, THROUGHPUT_MESSAGES, true);
   const inProcess = process.env.BENCH_IN_PROCESS === '0' ? undefined : await runGateway('in-process', url, askBroker, broker, IN_PROCESS_MESSAGES, false);
+  const browserWanted = process.env.BENCH_BROWSER !== '0';
+  const withBrowser = browserWanted && fs.existsSync(CHROMIUM_PATH) ? await runGateway('remote', url, askBroker, broker, THROUGHPUT_MESSAGES, false, true) : undefined;
   broker.kill();
 
   const ok = (good: boolean): string => (good ? 'ok' : 'MISSED');
@@ -379,6 +397,11 @@ async function main(): Promise<void> {
   console.log(`  admission control: at most ${remote.peakPending} messages held taken and unACKed at saturation (mesh.max_pending_deliveries ${MAX_PENDING}; ${remote.throughputPending} in the throughput run), ${remote.resent} frames turned away and sent again by their senders after ${RETRY_MS} ms`);
   console.log(`  of which file-backed (node binary, libraries; shared) / anonymous (the process's own): idle ${mb(remote.idleSplit.file)} / ${mb(remote.idleSplit.anon)} MB, saturated peak ${mb(remote.saturatedSplit.file)} / ${mb(remote.saturatedSplit.anon)} MB`);
   if (inProcess) console.log(`  RSS with the peers in process: idle ${mb(inProcess.idleRss)} MB, saturated (peak) ${mb(inProcess.saturatedRss)} MB`);
+  if (withBrowser) {
+    console.log(
+      `  with a browser on the web UI (live log and map)  gateway CPU ${withBrowser.cpuPerMessageUs.toFixed(0)} us/msg (without: ${remote.cpuPerMessageUs.toFixed(0)})   throughput-run peak RSS ${mb(withBrowser.loadRss)} MB (without: ${mb(remote.loadRss)})   saturated peak ${mb(withBrowser.saturatedRss)} MB (without: ${mb(remote.saturatedRss)})   ${withBrowser.rate.toFixed(0)} msg/s wall`,
+    );
+  } else if (browserWanted) console.log(`  with a browser on the web UI: skipped (no Chromium at ${CHROMIUM_PATH})`);
   console.log(`  mesh ACKs sent (each after its PUBACK)          ${String(remote.acks).padStart(8)}   ACK frames written to the radios ${remote.written}`);
   console.log(`  node flags of the gateway process (systemd unit) ${NODE_FLAGS.join(' ') || '(none)'}`);
   if (process.env.BENCH_DEBUG) console.dir({ remote: remote.debug, inProcess: inProcess?.debug }, { depth: 5 });

@@ -111,7 +111,7 @@ export const command: CliCommand = {
         'Clawling demo is running (everything on 127.0.0.1):',
         ...(u.nodeRed ? [`  Node-RED editor:     ${u.nodeRed}/   (flow "Gateway demo"; the debug sidebar shows the traffic; pid ${demo.nodeRedPid})`] : []),
         `  Gateway status page: ${u.status}   (radios, neighbours, recent messages)`,
-        ...(u.status.startsWith('http') ? [`  Gateway web UI:      ${u.status}/ui   (live log of every message in and out)`] : []),
+        ...(u.status.startsWith('http') ? [`  Gateway web UI:      ${u.status}/ui   (live log, map, nodes, node pages, gateway)`] : []),
         demo.radios === 'virtual-ble'
           ? `  Radios:              ble0 on the virtual BLE controller (noble + bleno over HCI UART ptys); kitchen and garden are BLE phones`
           : `  Radios:              sim0 (kitchen, porch) and sim1 (garden), simulated`,

@@ -190,6 +190,10 @@ export const CORE_CONFIG_SCHEMA = {
         host: { type: 'string', default: '127.0.0.1', minLength: 1, description: 'Loopback by default; 0.0.0.0 exposes the status page to the network.' },
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8089 },
         recent_messages: { type: 'integer', minimum: 0, maximum: 1000, default: 50 },
+        auth_token: nullableString(
+          "Bearer token the web UI's actions (send a text to a node, show a message's text) need; null: those actions are off.",
+          { writeOnly: true, minLength: 16, maxLength: 512 },
+        ),
         health_mqtt_down_ms: {
           type: 'integer',
           minimum: 0,

@@ -18,7 +18,7 @@ import { SiteTopics } from '../../mqtt/topics';
 import { sharedSendPolicy, type SendPolicy } from '../../mqtt/send-policy';
 import { compileMappings, readingsOf, type CompiledDevice } from '../../mesh-nodes/readings';
 import { NodeRegistry, type NodeRecord } from '../../mesh-nodes/registry';
-import { NodeTopics } from './node-topics';
+import { NodeTopics } from '../../mqtt/node-topics';
 import { gatewayObjectId, haOrigin } from './ha-discovery';
 import { deviceDiscoveryTopic, devicePayload, entitySlug, type HaComponent, type HaDevice } from './ha-device';
 

@@ -1,23 +1,48 @@
 /**
  * The status HTTP server, on loopback unless configured otherwise: `/health` (JSON; 200 when ready, 503 while
- * starting, stopping or degraded: see gateway/health.ts), `/metrics` (Prometheus text format), `/status.json` and `/` (the self-refreshing status page). It only
- * reads; nothing here changes the gateway, so exposing it needs no authentication beyond the bind address.
+ * starting, stopping or degraded: see gateway/health.ts), `/metrics` (Prometheus text format), `/status.json` and `/` (the self-refreshing status page), and
+ * the web UI under `ui` and `api/` (ui/routes.ts). Reading needs no authentication beyond the bind address; the web
+ * UI's actions need `http.auth_token` (ui/action-gate.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Extension, type ExtensionContext } from '../../extension';
+import { NodeTopics } from '../../mqtt/node-topics';
+import { sharedSendPolicy } from '../../mqtt/send-policy';
 import { renderStatusPage, type RecentMessage } from './status-page';
 import { LiveLog } from './ui/live-log';
-import { handleUiRequest } from './ui/routes';
+import { NodeBook } from './ui/node-book';
+import { RateHistory } from './ui/rate-history';
+import { SiteViews } from './ui/site-views';
+import { handleUiRequest, type UiContext } from './ui/routes';
 
 export class StatusHttp extends Extension {
   readonly name = 'status-http';
   private server: http.Server | undefined;
   private readonly recent: RecentMessage[] = [];
   private readonly liveLog = new LiveLog({ now: () => this.ctx.clock.now() });
+  private readonly ui: UiContext;
+  private readonly siteViews: SiteViews;
+  private detachSiteViews: (() => void) | undefined;
 
   constructor(ctx: ExtensionContext) {
     super(ctx);
+    const now = (): number => ctx.clock.now();
+    const nodeTopics = new NodeTopics(ctx.config.nodes.topic);
+    this.siteViews = new SiteViews(nodeTopics, ctx.info.id);
+    const book = new NodeBook(ctx.config, ctx.info.address, now, (address) => this.siteViews.of(address));
+    this.ui = {
+      log: this.liveLog,
+      book,
+      forget: { config: ctx.config, book, ...(ctx.mqtt ? { mqtt: { connection: ctx.mqtt.connection, topics: nodeTopics } } : {}) },
+      rates: new RateHistory(ctx.clock, () => ctx.metrics.snapshot()),
+      config: ctx.config,
+      snapshot: () => ctx.snapshot(),
+      now,
+      // The one policy and rate bucket of the gateway, shared with MQTT's send paths when MQTT runs.
+      send: { config: ctx.config, info: ctx.info, mesh: ctx.mesh, clock: ctx.clock, policy: sharedSendPolicy(ctx.mqtt?.connection ?? ctx.mesh, ctx.config.mqtt.send_policy, now) },
+      failed: (err, path) => ctx.logger.error({ err, path }, 'web UI request failed'),
+    };
   }
 
   /** `http://host:port` once listening. */
@@ -31,6 +56,9 @@ export class StatusHttp extends Extension {
   override async start(): Promise<void> {
     const keep = this.ctx.config.http.recent_messages;
     this.liveLog.attach(this.ctx.bus, this);
+    this.ui.book.attach(this.ctx.bus, this, this.ctx.mesh);
+    this.ui.rates.start();
+    if (this.ctx.mqtt) this.detachSiteViews = this.siteViews.attach(this.ctx.mqtt.connection);
     this.ctx.bus.on('meshMessage', this, (e) => {
       if (e.duplicate || keep === 0) return;
       const m = e.message;
@@ -69,6 +97,9 @@ export class StatusHttp extends Extension {
     const server = this.server;
     this.server = undefined;
     this.liveLog.close();
+    this.ui.rates.stop();
+    this.detachSiteViews?.();
+    this.detachSiteViews = undefined;
     if (server) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -78,7 +109,7 @@ export class StatusHttp extends Extension {
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (handleUiRequest(path, req, res, this.liveLog)) return;
+    if (handleUiRequest(path, req, res, this.ui)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
       return;

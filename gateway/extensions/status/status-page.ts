@@ -78,6 +78,7 @@ ${table(
   ['received', 'id', 'sender', 'recipient', 'app', 'type', 'bytes', 'radio', 'RSSI', 'codec'],
   recent.map((m) => [new Date(m.at).toISOString().slice(11, 23), m.id, who(m.sender), m.to_gateway ? 'gateway' : who(m.recipient), m.app_id, m.content_type, m.bytes, m.radio, m.rssi, m.codec]),
 )}
+<p class="meta">Web UI: <a href="ui/map">map</a> · <a href="ui/nodes">nodes</a> · <a href="ui/gateway">gateway</a> · <a href="ui">live log</a></p>
 <p class="meta">Machine-readable: <a href="health">/health</a> · <a href="metrics">/metrics</a> · <a href="status.json">/status.json</a></p>
 </body></html>
 `;

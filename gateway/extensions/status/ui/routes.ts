@@ -1,27 +1,42 @@
 /**
- * The web UI's endpoints on the status server, read-only for now: `/ui` (the page shell), `/ui/live-log.js` (its
- * script, built from webui/) and `/api/log` (the live log as Server-Sent Events). Returns false for any path it does
- * not own, so the status server answers those as before.
+ * The web UI's endpoints on the status server: the view shells (`ui`, `ui/map`, `ui/nodes`, `ui/node`, `ui/gateway`), their
+ * scripts and stylesheet (`ui/*.js` built from webui/, `ui/ui.css`), the live log as Server-Sent Events
+ * (`api/log`) and the JSON API (api.ts). Returns false for any path it does not own, so the status server answers
+ * those as before.
  */
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
+import { handleApiRequest, type ApiContext } from './api';
 import type { LiveLog } from './live-log';
 import { renderUiShell, UI_CSP } from './page';
+import { UI_CSS } from './style';
+import type { ViewName } from './views';
 
 // dist/gateway/extensions/status/ui → dist/webui
 const WEBUI_DIR = path.join(__dirname, '..', '..', '..', '..', 'webui');
-const SCRIPTS = new Set(['live-log.js']);
+const SCRIPTS = new Set(['live-log.js', 'nodes.js', 'node.js', 'gateway.js', 'dom.js', 'chart.js', 'send-form.js', 'map.js', 'map-layout.js']);
+const PAGES: Record<string, ViewName> = { '/ui': 'log', '/ui/map': 'map', '/ui/nodes': 'nodes', '/ui/node': 'node', '/ui/gateway': 'gateway' };
+const HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
-export function handleUiRequest(urlPath: string, req: http.IncomingMessage, res: http.ServerResponse, log: LiveLog): boolean {
+export interface UiContext extends ApiContext {
+  log: LiveLog;
+}
+
+export function handleUiRequest(urlPath: string, req: http.IncomingMessage, res: http.ServerResponse, ctx: UiContext): boolean {
+  if (urlPath.startsWith('/api/') && urlPath !== '/api/log') return handleApiRequest(urlPath, req, res, ctx);
   if (req.method !== 'GET') return false;
-  const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
   if (urlPath === '/api/log') {
-    log.subscribe(res);
+    ctx.log.subscribe(res);
     return true;
   }
-  if (urlPath === '/ui') {
-    res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': UI_CSP }).end(renderUiShell());
+  const view = PAGES[urlPath];
+  if (view !== undefined) {
+    res.writeHead(200, { ...HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': UI_CSP }).end(renderUiShell(view));
+    return true;
+  }
+  if (urlPath === '/ui/ui.css') {
+    res.writeHead(200, { ...HEADERS, 'content-type': 'text/css; charset=utf-8' }).end(UI_CSS);
     return true;
   }
   const script = urlPath.startsWith('/ui/') ? urlPath.slice(4) : undefined;
@@ -30,10 +45,10 @@ export function handleUiRequest(urlPath: string, req: http.IncomingMessage, res:
     try {
       code = fs.readFileSync(path.join(WEBUI_DIR, script), 'utf8');
     } catch {
-      res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('web UI not built: run npm run build\n');
+      res.writeHead(404, { ...HEADERS, 'content-type': 'text/plain' }).end('web UI not built: run npm run build\n');
       return true;
     }
-    res.writeHead(200, { ...headers, 'content-type': 'text/javascript; charset=utf-8' }).end(code);
+    res.writeHead(200, { ...HEADERS, 'content-type': 'text/javascript; charset=utf-8' }).end(code);
     return true;
   }
   return false;

@@ -1,8 +1,9 @@
 /**
  * Per-node topics. They sit under `nodes.topic` (default `clawling/nodes`), outside any gateway's base topic, so
- * that every gateway of a site that hears a node writes the same topics and Home Assistant sees one device.
+ * that every gateway of a site that hears a node writes the same topics and Home Assistant sees one device. Shared
+ * by Home Assistant's node devices, which write them, and the web UI, which reads the other gateways' `via` views.
  */
-import { topicLevel } from '../../mqtt/topics';
+import { topicLevel } from './topics';
 
 export class NodeTopics {
   constructor(readonly root: string) {}

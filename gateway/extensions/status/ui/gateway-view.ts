@@ -1,0 +1,60 @@
+/**
+ * What the web UI's gateway page shows, as one JSON document (api.ts adds the rate history): the snapshot every
+ * status surface shares (radios, queues, MQTT, `/health` causes, uptime and memory), each radio's own counters picked out of the metrics, the hub
+ * connection when the hub bridge runs, and the effective configuration with every secret redacted by the same
+ * redactor as `--print-config`, so a token never reaches the page.
+ */
+import { redactConfig } from '../../../config/redact';
+import type { GatewaySnapshot } from '../../../extension';
+import { GATEWAY_CONFIG_SCHEMA, type GatewayConfig } from '../../../gateway-config';
+
+export interface GatewayView {
+  gateway: GatewaySnapshot['gateway'];
+  uptime_s: number;
+  rss_bytes: number;
+  heap_used_bytes: number;
+  messages_per_s: number;
+  health: GatewaySnapshot['health'];
+  radios: Array<GatewaySnapshot['radios'][number] & { counters: Record<string, number> }>;
+  neighbours: GatewaySnapshot['neighbours'];
+  queues: GatewaySnapshot['queues'];
+  mqtt: GatewaySnapshot['mqtt'];
+  hub: { enabled: boolean; connected?: boolean };
+  config: unknown;
+}
+
+const PREFIX = 'clawling_gateway_';
+
+/** Every labelled metric row of `radio`, keyed `metric` or `metric{other labels}`. */
+function radioCounters(counters: GatewaySnapshot['counters'], radio: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, value] of Object.entries(counters)) {
+    if (typeof value === 'number') continue;
+    for (const [labels, n] of Object.entries(value)) {
+      const parts = labels.split(',');
+      if (!parts.includes(`radio=${radio}`)) continue;
+      const rest = parts.filter((p) => !p.startsWith('radio='));
+      out[`${name.startsWith(PREFIX) ? name.slice(PREFIX.length) : name}${rest.length ? `{${rest.join(',')}}` : ''}`] = n;
+    }
+  }
+  return out;
+}
+
+export function gatewayView(s: GatewaySnapshot, config: GatewayConfig): GatewayView {
+  const hubConnected = s.counters[`${PREFIX}hub_connected`];
+  const hubEnabled = (config as { hub?: { enabled?: boolean } }).hub?.enabled === true;
+  return {
+    gateway: s.gateway,
+    uptime_s: s.uptime_s,
+    rss_bytes: s.rss_bytes,
+    heap_used_bytes: s.heap_used_bytes,
+    messages_per_s: s.messages_per_s,
+    health: s.health,
+    radios: s.radios.map((r) => ({ ...r, counters: radioCounters(s.counters, r.id) })),
+    neighbours: s.neighbours,
+    queues: s.queues,
+    mqtt: s.mqtt,
+    hub: typeof hubConnected === 'number' ? { enabled: hubEnabled, connected: hubConnected === 1 } : { enabled: hubEnabled },
+    config: redactConfig(config, GATEWAY_CONFIG_SCHEMA),
+  };
+}
