@@ -332,8 +332,8 @@ export class MeshRouter implements MeshApi {
     }
 
     if (gate.gated) {
-      const versions = this.wireCapabilities.learn(message);
-      if (versions !== undefined) this.options.logger.debug({ sender: message.sender, wire_versions: versions }, 'key package: wire versions');
+      const capabilities = this.wireCapabilities.learn(message);
+      if (capabilities !== undefined) this.options.logger.debug({ sender: message.sender, ...capabilities }, 'key package: capabilities');
     }
 
     this.c.messagesIn.inc({ radio: f.radioId });

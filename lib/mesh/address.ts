@@ -107,3 +107,13 @@ export function addressMatchesKey(address: string, publicKey: Uint8Array): boole
 export function compareAddresses(a: string, b: string): number {
   return compareBytes(parseAddress(a).hash, parseAddress(b).hash);
 }
+
+/**
+ * The 1:1 session slot two peers share (the reference's docs/spec/identity.md): `session:<first>:<second>`, the
+ * addresses ordered by hash bytes (`compareAddresses`). Both sides must name the same slot whichever of them
+ * computes it, and sorting the rendered strings would name a different one for some pairs. Throws the parse error
+ * of an address that is not canonical.
+ */
+export function sessionSlotId(a: string, b: string): string {
+  return compareAddresses(a, b) <= 0 ? `session:${a}:${b}` : `session:${b}:${a}`;
+}
