@@ -63,3 +63,4 @@ export * from './serial-framing';
 export * from './key-package';
 export * from './wire-capabilities';
 export * from './identity-assertion';
+export * from './mls-envelope';
