@@ -50,6 +50,8 @@ export interface MeshApi {
   send(message: MeshMessage): Promise<SendOutcome>;
   /** `keyPackage`: what the peer's last key package that passed the gate advertised (absent before one came). */
   neighbours(): Array<{ radioId: string; peer: RadioPeer; keyPackage?: KeyPackageCapabilities }>;
+  /** What `address` advertised in its last key package that passed the gate, `undefined` before one came. */
+  keyPackage(address: string): KeyPackageCapabilities | undefined;
   radios(): RadioStatus[];
   /**
    * Joins a radio an extension owns (the gateway-daemon's attached devices) to the router after start: its peers
@@ -258,6 +260,10 @@ export class MeshRouter implements MeshApi {
       const keyPackage = n.peer.address !== undefined ? this.wireCapabilities.of(n.peer.address) : undefined;
       return { radioId: n.radioId, peer: { ...n.peer }, ...(keyPackage !== undefined ? { keyPackage } : {}) };
     });
+  }
+
+  keyPackage(address: string): KeyPackageCapabilities | undefined {
+    return this.wireCapabilities.of(address);
   }
 
   radios(): RadioStatus[] {

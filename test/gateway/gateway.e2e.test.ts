@@ -283,6 +283,11 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
     const page = renderStatusPage(snap, []);
     assert.ok(page.includes('wire 1 · env 1'), 'bob on the status page');
     assert.ok(page.includes('floor only'), 'alice on the status page');
+    await rec.until(
+      () => rec.json<{ key_package?: { env_versions: number[] } }>(`${BASE}/radios/sim0/peers/bob`).at(-1)?.key_package?.env_versions[0] === 1,
+      5000,
+      "bob's key package on his peer topic",
+    );
   });
 
   it('answers on the MQTT 3.1.1 broker after falling back from MQTT 5 (aedes)', () => {
