@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
 import { fromHex, toHex } from '../../../lib/bytes';
 import { sessionSlotId } from '../../../lib/mesh/address';
 import { MeshDecodeError } from '../../../lib/mesh/errors';
+import { parseKeyPackage } from '../../../lib/mesh/key-package';
 import { createMessage } from '../../../lib/mesh/message';
 import { MessageId } from '../../../lib/mesh/message-id';
 import {
@@ -124,5 +126,40 @@ describe('parseMlsEnvelope: the three inbound forms', () => {
     for (const body of ['', 'not base64!', 'QUJD=', Buffer.from([0, 0, 0, 0]).toString('base64')]) {
       assert.throws(() => parseMlsEnvelope(body), (e: unknown) => e instanceof MeshDecodeError && e.code === 'BAD_MLS_ENVELOPE', JSON.stringify(body));
     }
+  });
+});
+
+describe('the envelope and key package readers under hostile input', () => {
+  const valid = encodeCompactMlsEnvelope({ group_id: 'g:h', sender_id: 's', message_type: 'proposal', epoch: 9n, timestamp_ms: 3n, ciphertext: Uint8Array.from([1, 2, 3, 4]) });
+  const ownOnly = (fn: () => unknown): void => {
+    try {
+      fn();
+    } catch (err) {
+      if (!(err instanceof MeshDecodeError)) throw err;
+    }
+  };
+
+  it('mutated compact envelopes: only MeshDecodeError escapes, and what is accepted re-encodes to the same parts', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(valid.length + 8), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }), fc.nat(valid.length + 8), (edits, cut) => {
+        const bytes = Uint8Array.from(valid.subarray(0, cut));
+        for (const [at, v] of edits) if (at < bytes.length) bytes[at] = v;
+        let got: MlsEnvelope | undefined;
+        ownOnly(() => (got = decodeCompactMlsEnvelope(bytes)));
+        if (got) assert.deepEqual(plain(decodeCompactMlsEnvelope(encodeCompactMlsEnvelope(got))), plain(got));
+      }),
+      { numRuns: 2000, seed: 27 },
+    );
+  });
+
+  it('arbitrary text after __MLS_ENC__ and after __MLS_KEY_PKG__: only MeshDecodeError escapes', () => {
+    const json = fc.json({ maxDepth: 3 });
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.base64String(), json, json.map((t) => Buffer.from(t).toString('base64'))), (text) => {
+        ownOnly(() => parseMlsEnvelope(text));
+        ownOnly(() => parseKeyPackage(text));
+      }),
+      { numRuns: 3000, seed: 27 },
+    );
   });
 });
