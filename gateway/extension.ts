@@ -7,6 +7,7 @@
  * it brings its own section of the configuration, `configSchema` and `checkConfig` (see `extensions/index.ts`).
  */
 import type { Logger } from 'pino';
+import type { KeyPackageCapabilities } from '../lib/mesh/key-package';
 import type { Store } from '../lib/store';
 import type { EventBus } from './bus';
 import type { GatewayConfig } from './gateway-config';
@@ -119,7 +120,17 @@ export interface GatewaySnapshot {
   rss_bytes: number;
   heap_used_bytes: number;
   radios: Array<{ id: string; kind?: string; state: string; detail?: string; peers: number }>;
-  neighbours: Array<{ radio: string; id: string; address?: string; connected: boolean; wire_versions: number[]; rssi?: number; mtu?: number }>;
+  /** `key_package`: the capability lists of the peer's last gated key package (docs/mesh.md), absent before one. */
+  neighbours: Array<{
+    radio: string;
+    id: string;
+    address?: string;
+    connected: boolean;
+    wire_versions: number[];
+    key_package?: KeyPackageCapabilities;
+    rssi?: number;
+    mtu?: number;
+  }>;
   mqtt: { enabled: boolean; connected: boolean; protocol_version?: 4 | 5; url?: string; refused?: string };
   /** What `/health` answers (gateway/health.ts), the same everywhere it is shown. */
   health: { status: HealthStatus; causes: HealthCause[] };

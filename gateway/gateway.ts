@@ -300,6 +300,7 @@ export class Gateway {
         id: n.peer.id,
         connected: n.peer.connected,
         wire_versions: n.peer.wireVersions,
+        ...(n.keyPackage !== undefined ? { key_package: n.keyPackage } : {}),
         ...(n.peer.address !== undefined ? { address: n.peer.address } : {}),
         ...(n.peer.rssi !== undefined ? { rssi: n.peer.rssi } : {}),
         ...(n.peer.mtu !== undefined ? { mtu: n.peer.mtu } : {}),

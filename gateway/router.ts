@@ -22,6 +22,7 @@ import { Deduplicator, createRelaySeenCache } from '../lib/mesh/dedup';
 import { forwardDecision, relayTargets } from '../lib/mesh/forwarding';
 import { decodeFrameWithFormat, encodeFrame, type FrameFormat } from '../lib/mesh/frame';
 import type { MeshMessage } from '../lib/mesh/message';
+import type { KeyPackageCapabilities } from '../lib/mesh/key-package';
 import { isSenderVerified } from '../lib/mesh/sender-verified';
 import { WireCapabilities } from '../lib/mesh/wire-capabilities';
 import type { Transport } from '../lib/mesh/transport';
@@ -47,7 +48,10 @@ export interface MeshApi {
   readonly address: string;
   /** Sends a message originated by the gateway (sender = its address). Rejects with `NO_ROUTE` when no neighbour is up. */
   send(message: MeshMessage): Promise<SendOutcome>;
-  neighbours(): Array<{ radioId: string; peer: RadioPeer }>;
+  /** `keyPackage`: what the peer's last key package that passed the gate advertised (absent before one came). */
+  neighbours(): Array<{ radioId: string; peer: RadioPeer; keyPackage?: KeyPackageCapabilities }>;
+  /** What `address` advertised in its last key package that passed the gate, `undefined` before one came. */
+  keyPackage(address: string): KeyPackageCapabilities | undefined;
   radios(): RadioStatus[];
   /**
    * Joins a radio an extension owns (the gateway-daemon's attached devices) to the router after start: its peers
@@ -251,8 +255,15 @@ export class MeshRouter implements MeshApi {
     return this.pendingDeliveries;
   }
 
-  neighbours(): Array<{ radioId: string; peer: RadioPeer }> {
-    return this.neighbourTable.all().map((n) => ({ radioId: n.radioId, peer: { ...n.peer } }));
+  neighbours(): Array<{ radioId: string; peer: RadioPeer; keyPackage?: KeyPackageCapabilities }> {
+    return this.neighbourTable.all().map((n) => {
+      const keyPackage = n.peer.address !== undefined ? this.wireCapabilities.of(n.peer.address) : undefined;
+      return { radioId: n.radioId, peer: { ...n.peer }, ...(keyPackage !== undefined ? { keyPackage } : {}) };
+    });
+  }
+
+  keyPackage(address: string): KeyPackageCapabilities | undefined {
+    return this.wireCapabilities.of(address);
   }
 
   radios(): RadioStatus[] {
@@ -332,8 +343,8 @@ export class MeshRouter implements MeshApi {
     }
 
     if (gate.gated) {
-      const versions = this.wireCapabilities.learn(message);
-      if (versions !== undefined) this.options.logger.debug({ sender: message.sender, wire_versions: versions }, 'key package: wire versions');
+      const capabilities = this.wireCapabilities.learn(message);
+      if (capabilities !== undefined) this.options.logger.debug({ sender: message.sender, ...capabilities }, 'key package: capabilities');
     }
 
     this.c.messagesIn.inc({ radio: f.radioId });

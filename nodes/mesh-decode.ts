@@ -2,11 +2,13 @@
  * `mesh-decode`: a mesh frame (Buffer, or a string of base64 or JSON floor text) to a message object, the codec
  * sniffed from the first byte. With reassembly on, BLE fragments (`OP…`) are collected across input messages by
  * lib/mesh's bounded reassembler and the completed frame is decoded; whole frames still pass straight through.
+ * Sealed content (`__MLS_ENC__…`) is read into its parts on `msg.envelope`, naming the form that arrived.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { FragmentReassembler, isFragment } from '../lib/mesh/ble-fragment';
 import { decodeFrameWithFormat } from '../lib/mesh/frame';
 import { frameBytesFromInput } from '../lib/mesh/frame-input';
+import { plainMlsEnvelopeOf, type PlainMlsEnvelope } from '../lib/mesh/mls-envelope';
 import { toPlain } from '../lib/mesh/plain';
 import { senderVerifiedFromPeer } from '../lib/mesh/sender-verified';
 import { fail } from './shared/fail';
@@ -22,6 +24,8 @@ interface MeshDecodeMessage extends NodeMessageInFlow {
   /** Input: the address the link authenticated for the neighbour that delivered the frame (the flow vouches for it). */
   peerAddress?: unknown;
   senderVerified?: boolean;
+  /** For `__MLS_ENC__` content: which of the three forms arrived and its parts (nothing is decrypted). */
+  envelope?: PlainMlsEnvelope;
 }
 
 /** How often idle assemblies are released on a quiet link (each push also expires them). */
@@ -63,6 +67,9 @@ export = function (RED: NodeAPI) {
           target.format = format;
           target.messageId = message.id.toString();
           target.senderVerified = senderVerifiedFromPeer(message, msg.peerAddress);
+          const envelope = plainMlsEnvelopeOf(message);
+          if (envelope !== undefined) target.envelope = envelope;
+          else delete target.envelope;
           return target;
         });
         status.passed(out.length);

@@ -3,20 +3,16 @@
  *
  * Virtual peers get keys derived from a seed string, so a demo peer has the same `off1…` address on every run and
  * an integrator's dashboards keep pointing at it. The IDENTITY characteristic holds
- * `pubkey(32) ‖ Ed25519 sig(64) ‖ adv`, the signature a plain Ed25519 signature over `adv`
- * (mesh-reference-facts.md §3); `verifyIdentityBlob` is the rule the reference centrals apply before accepting a
- * peer, and `buildIdentityBlob` is its inverse for the simulation and the tests.
+ * `pubkey(32) ‖ Ed25519 sig(64) ‖ adv`; the rule itself (build and verify) is lib/mesh's identity assertion, which
+ * integrators use too, and these wrappers only put it in the radio's terms (a `MeshIdentity`, the `adv` bytes).
  */
-import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { deriveAddress } from '../../lib/mesh/address';
+import { buildIdentityAssertion, IDENTITY_PUBLIC_KEY_BYTES, verifyIdentityAssertion, type IdentityAssertionRefusal } from '../../lib/mesh/identity-assertion';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
-export const IDENTITY_PUBLIC_KEY_BYTES = 32;
-export const IDENTITY_SIGNATURE_BYTES = 64;
-/** The reference refuses a shorter blob. */
-export const IDENTITY_MIN_BYTES = 96;
+export { IDENTITY_MIN_BYTES, IDENTITY_PUBLIC_KEY_BYTES, IDENTITY_SIGNATURE_BYTES } from '../../lib/mesh/identity-assertion';
 
 export interface MeshIdentity {
   publicKey: Uint8Array;
@@ -33,41 +29,22 @@ export function identityFromSeed(seedText: string): MeshIdentity {
   return { publicKey, privateKey, address: deriveAddress(publicKey) };
 }
 
-/** `pubkey ‖ sign(adv) ‖ adv`. */
+/** `pubkey ‖ sign(adv) ‖ adv` (lib/mesh/identity-assertion.ts). */
 export function buildIdentityBlob(identity: MeshIdentity, adv: Uint8Array): Uint8Array {
-  const signature = sign(null, adv, identity.privateKey);
-  return Uint8Array.from(Buffer.concat([identity.publicKey, signature, adv]));
+  return buildIdentityAssertion(identity.privateKey, adv);
 }
 
 export type IdentityCheck =
   | { ok: true; address: string; publicKey: Uint8Array; adv: Uint8Array }
-  | { ok: false; reason: 'IDENTITY_TOO_SHORT' | 'IDENTITY_BAD_SIGNATURE' | 'IDENTITY_ADDRESS_MISMATCH' | 'IDENTITY_BAD_KEY' };
+  | { ok: false; reason: IdentityAssertionRefusal };
 
 /**
- * The reference's peer binding: at least 96 bytes, the signature over `adv` verifies under the embedded key, and
- * the address derived from that key equals the DEVICE_ID the peer served. `deviceId` is compared exactly.
+ * The reference's peer binding (lib/mesh's `verifyIdentityAssertion`): at least 96 bytes, the signature over `adv`
+ * verifies under the embedded key, and the address derived from that key equals the DEVICE_ID the peer served.
  */
 export function verifyIdentityBlob(blob: Uint8Array, deviceId: string): IdentityCheck {
-  if (blob.length < IDENTITY_MIN_BYTES) return { ok: false, reason: 'IDENTITY_TOO_SHORT' };
-  const publicKey = blob.slice(0, IDENTITY_PUBLIC_KEY_BYTES);
-  const signature = blob.subarray(IDENTITY_PUBLIC_KEY_BYTES, IDENTITY_PUBLIC_KEY_BYTES + IDENTITY_SIGNATURE_BYTES);
-  const adv = blob.slice(IDENTITY_PUBLIC_KEY_BYTES + IDENTITY_SIGNATURE_BYTES);
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]), format: 'der', type: 'spki' });
-  } catch {
-    return { ok: false, reason: 'IDENTITY_BAD_KEY' };
-  }
-  let valid: boolean;
-  try {
-    valid = verify(null, adv, key, signature);
-  } catch {
-    valid = false;
-  }
-  if (!valid) return { ok: false, reason: 'IDENTITY_BAD_SIGNATURE' };
-  const address = deriveAddress(publicKey);
-  if (address !== deviceId) return { ok: false, reason: 'IDENTITY_ADDRESS_MISMATCH' };
-  return { ok: true, address, publicKey, adv };
+  const r = verifyIdentityAssertion(blob, deviceId);
+  return r.ok ? { ok: true, address: r.address, publicKey: r.publicKey, adv: r.signedData } : r;
 }
 
 /** The 19-byte MeshAdvertisementData v2 (mesh-reference-facts.md §3). */

@@ -107,3 +107,15 @@ export function addressMatchesKey(address: string, publicKey: Uint8Array): boole
 export function compareAddresses(a: string, b: string): number {
   return compareBytes(parseAddress(a).hash, parseAddress(b).hash);
 }
+
+/**
+ * The 1:1 session slot two peers share (the reference's docs/spec/identity.md): `session:<first>:<second>`, the
+ * addresses ordered by hash bytes (`compareAddresses`). Both sides must name the same slot whichever of them
+ * computes it, and sorting the rendered strings would name a different one for some pairs. When either id is not a
+ * canonical address (a user id from before addresses), the chapter orders the two as strings: still total and
+ * deterministic, so both sides still agree.
+ */
+export function sessionSlotId(a: string, b: string): string {
+  const first = isAddress(a) && isAddress(b) ? compareAddresses(a, b) <= 0 : a <= b;
+  return first ? `session:${a}:${b}` : `session:${b}:${a}`;
+}

@@ -20,7 +20,7 @@
 import { parseAddress, deriveAddress } from './address';
 import { isGatedControlContent, isRelayAnswerContent } from './control-prefixes';
 import { verifyControlSignature } from './control-signature';
-import { KEY_PACKAGE_PREFIX } from './wire-capabilities';
+import { KEY_PACKAGE_PREFIX } from './key-package';
 import type { ControlSigningVersion } from './canonical-payload';
 import type { MeshMessage } from './message';
 import type { Transport } from './transport';

@@ -60,4 +60,7 @@ export * from './file-chunk-codec';
 export * from './chunked-file';
 export * from './file-send-window';
 export * from './serial-framing';
+export * from './key-package';
 export * from './wire-capabilities';
+export * from './identity-assertion';
+export * from './mls-envelope';

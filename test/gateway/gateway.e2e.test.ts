@@ -12,6 +12,7 @@ import type { VirtualPeer, VirtualReceipt } from '../../gateway/radios';
 import { discoveryProblems } from '../support/ha-discovery-rules';
 import { Recorder, eventually, startBroker, type TestBroker } from './support/broker';
 import { BASE, startGateway, type Running } from './support/gateway';
+import { renderStatusPage } from '../../gateway/extensions/status/status-page';
 
 interface Published {
   id: string;
@@ -273,6 +274,20 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
     await alice.send(legacy);
     await alice.waitFor(ackFor(legacy.id.toString()));
     assert.deepEqual([await send(alice, 'a2'), await send(bob, 'b3')], ['json', 'binary'], 'from the key packages');
+
+    // The whole key package is kept per peer and shown where peers are: the snapshot (status, bridge) and the page.
+    const snap = gw.gateway.snapshot();
+    const shown = (peer: VirtualPeer) => snap.neighbours.find((n) => n.address === peer.address)?.key_package;
+    assert.deepEqual(shown(bob), { wire_versions: [1], env_versions: [1], rich_versions: [], data_versions: [], ctrl_versions: [], svc_versions: [], ack_versions: [] });
+    assert.deepEqual(shown(alice)?.wire_versions, []);
+    const page = renderStatusPage(snap, []);
+    assert.ok(page.includes('wire 1 · env 1'), 'bob on the status page');
+    assert.ok(page.includes('floor only'), 'alice on the status page');
+    await rec.until(
+      () => rec.json<{ key_package?: { env_versions: number[] } }>(`${BASE}/radios/sim0/peers/bob`).at(-1)?.key_package?.env_versions[0] === 1,
+      5000,
+      "bob's key package on his peer topic",
+    );
   });
 
   it('answers on the MQTT 3.1.1 broker after falling back from MQTT 5 (aedes)', () => {

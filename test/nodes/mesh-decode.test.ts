@@ -7,6 +7,7 @@ import { encodeFragments } from '../../lib/mesh/ble-fragment';
 import { generateControlIdentity, signControlMessage } from '../../lib/mesh/control-signature';
 import { encodeFrame } from '../../lib/mesh/frame';
 import { LAMPORT_CLOCK_MAX } from '../../lib/mesh/message';
+import { encodeCompactMlsEnvelope } from '../../lib/mesh/mls-envelope';
 import { baseMessage, fullMessage } from '../lib/mesh/fixtures';
 import { collectMessages, nextMessage, probedFlow, probes, useNodeRed, type NodeMsg, type TestNode } from '../support/node-red';
 import { coreNode } from '../support/node-red-package';
@@ -62,6 +63,25 @@ describe('mesh-decode node', function () {
         ['binary', 'hi'],
       ],
     );
+  });
+
+  it('reads a sealed __MLS_ENC__ content into its parts on msg.envelope and names the form that arrived', async () => {
+    const n = await load();
+    const envelope = { group_id: 'grp', sender_id: 'alice', message_type: 'welcome' as const, epoch: 2n, timestamp_ms: 5n, ciphertext: Uint8Array.from([9, 8]) };
+    const json = JSON.stringify({ group_id: 'grp', message_type: 'Welcome', epoch: 2, ciphertext: [9, 8], sender_id: 'alice', timestamp_ms: 5 });
+    const bodies = [json, Buffer.from(encodeCompactMlsEnvelope(envelope)).toString('base64'), Buffer.from(json).toString('base64'), 'AAAA'];
+    const outs = collectMessages(n.out, bodies.length + 1);
+    for (const body of bodies) n.dec.receive({ payload: Buffer.from(encodeFrame(baseMessage({ content: `__MLS_ENC__${body}` }), 'binary')) });
+    n.dec.receive({ payload: Buffer.from(encodeFrame(baseMessage({ content: 'plain' }), 'json')), envelope: 'stale' });
+    const got = await outs;
+    assert.deepEqual(
+      got.slice(0, 3).map((m) => m.envelope),
+      ['json', 'compact', 'base64-json'].map((form) => ({ form, group_id: 'grp', sender_id: 'alice', message_type: 'welcome', epoch: 2, timestamp_ms: 5, ciphertext: Buffer.from([9, 8]) })),
+    );
+    assert.deepEqual((got[3]!.envelope as { form: string; error: { code: string } }).form, 'unreadable');
+    assert.equal((got[3]!.envelope as { error: { code: string } }).error.code, 'BAD_MLS_ENVELOPE');
+    assert.equal((got[3]!.payload as { content: string }).content, '__MLS_ENC__AAAA', 'the message itself still decodes');
+    assert.equal('envelope' in got[4]!, false, 'no envelope on other content, not even one the input carried');
   });
 
   it('clamps an adversarial Lamport clock instead of refusing the message', async () => {

@@ -6,6 +6,7 @@
  * traffic (a radio's counters, a neighbour's `last_seen` and RSSI) is published at most once every
  * `PEER_UPDATE_MIN_INTERVAL_MS` per topic, from a refresh tick: the retained state stays true without one publish per frame.
  */
+import { KEY_PACKAGE_PREFIX } from '../../../lib/mesh/key-package';
 import type { PeerChangeEvent, Reception } from '../../bus';
 import type { RadioPeer, RadioStatus } from '../../radios/radio';
 import { Extension, type ExtensionContext } from '../../extension';
@@ -41,7 +42,14 @@ export class Availability extends Extension {
       this.publishRadio(s);
     });
     this.ctx.bus.on('peerChange', this, (e) => this.onPeer(e));
-    this.ctx.bus.on('meshMessage', this, (e) => this.heard(e.rx));
+    this.ctx.bus.on('meshMessage', this, (e) => {
+      this.heard(e.rx);
+      // A key package changes what the peer's topic says (its capability lists): rare, so published at once.
+      if (e.message.content.startsWith(KEY_PACKAGE_PREFIX)) {
+        const record = this.peers.get(`${e.rx.radioId}/${e.rx.peerId}`);
+        if (record) this.publishPeer(record);
+      }
+    });
     this.ctx.bus.on('meshAck', this, (e) => this.heard(e.rx));
     this.ctx.mqtt?.connection.on('up', this.onUp);
     if (this.ctx.mqtt?.connection.connected) this.publishAll();
@@ -116,6 +124,8 @@ export class Availability extends Extension {
     const p = r.peer;
     const body: Record<string, unknown> = { id: p.id, radio: r.radioId, connected: p.connected, wire_versions: p.wireVersions, last_seen: new Date(r.lastSeen).toISOString() };
     if (p.address !== undefined) body.address = p.address;
+    const keyPackage = p.address !== undefined ? this.ctx.mesh.keyPackage(p.address) : undefined;
+    if (keyPackage !== undefined) body.key_package = keyPackage;
     if (p.mtu !== undefined) body.mtu = p.mtu;
     if (p.rssi !== undefined) body.rssi = p.rssi;
     mqtt.connection.publish(mqtt.topics.peer(r.radioId, p.id), JSON.stringify(body), { qos: 1, retain: true }, () => undefined);

@@ -39,6 +39,15 @@ function short(address: string | undefined): string {
 }
 
 /** The gateways of the site as this one sees them on the broker (their retained announcements and bridge states). */
+/** The non-empty capability lists of a key package, e.g. `wire 1 · env 1 · ctrl 2`; empty before one came. */
+function keyPackageText(caps: GatewaySnapshot['neighbours'][number]['key_package']): string {
+  if (caps === undefined) return '';
+  const parts = Object.entries(caps)
+    .filter(([, versions]) => versions.length > 0)
+    .map(([list, versions]) => `${list.replace(/_versions$/, '')} ${versions.join(',')}`);
+  return parts.length > 0 ? parts.join(' · ') : 'floor only';
+}
+
 function siteSection(site: SiteSnapshot): string {
   const takes = site.takes_sends ? 'takes requests on' : 'does not take requests on';
   return `<h2>Site ${esc(site.id)}</h2>
@@ -70,7 +79,10 @@ ${s.health.causes.length > 0 ? table(['cause', 'detail'], s.health.causes.map((c
 <h2>Radios</h2>
 ${table(['radio', 'kind', 'state', 'detail', 'peers'], s.radios.map((r) => [r.id, r.kind, r.state, r.detail, r.peers]))}
 <h2>Neighbours</h2>
-${table(['radio', 'peer', 'address', 'wire', 'RSSI', 'MTU'], s.neighbours.map((n) => [n.radio, n.id, who(n.address), n.wire_versions.includes(1) ? 'binary v1' : 'JSON', n.rssi, n.mtu]))}
+${table(
+  ['radio', 'peer', 'address', 'wire', 'key package', 'RSSI', 'MTU'],
+  s.neighbours.map((n) => [n.radio, n.id, who(n.address), (n.key_package?.wire_versions ?? n.wire_versions).includes(1) ? 'binary v1' : 'JSON', keyPackageText(n.key_package), n.rssi, n.mtu]),
+)}
 ${s.site ? siteSection(s.site) : ''}<h2>Queues</h2>
 ${table(['queue', 'depth', 'in flight', 'dropped'], Object.entries(s.queues).map(([name, q]) => [name, q.depth, q.inflight, q.dropped]))}
 <h2>Recent messages</h2>
