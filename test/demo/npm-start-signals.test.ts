@@ -113,7 +113,10 @@ describe('npm start: a signal to npm’s pid stops everything the demo started',
     it(`${signal}${withNodeRed ? ', with Node-RED' : ', without Node-RED'}: the demo stops, its children end and every port closes`, async () => {
       const args = ['--port', '0', '--hub-port', '0', '--mqtt-port', '0', '--status-port', '0', '--daemon-port', '0', ...(withNodeRed ? [] : ['--no-node-red'])];
       npm = npmStart(args, dir);
-      const exited = new Promise<void>((resolve) => npm!.once('exit', () => resolve()));
+      // npm may exit before the demo it exec'd has written its last lines: the pipes close only once every
+      // process holding them (npm, the demo) has ended, so the output is complete then.
+      const closed = (stream: NodeJS.ReadableStream): Promise<void> => new Promise((resolve) => stream.once('close', () => resolve()));
+      const exited = Promise.all([new Promise<void>((resolve) => npm!.once('exit', () => resolve())), closed(npm.stdout!), closed(npm.stderr!)]);
       const out = collect(npm);
       await out.line(/^Press Ctrl-C to stop\.$/);
       const ports: number[] = [];
