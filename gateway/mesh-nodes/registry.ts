@@ -7,6 +7,7 @@
 import { isAddress } from '../../lib/mesh/address';
 import { cutText } from '../../lib/text-cut';
 import type { ReadingValue } from './readings';
+import type { MeshMessageEvent } from '../bus';
 
 export interface LastMessage {
   id: string;
@@ -84,6 +85,25 @@ export class NodeRegistry {
     node.lastSeen = Math.max(node.lastSeen, at);
     if (rssi !== undefined) node.rssi = rssi;
     return node;
+  }
+
+  /**
+   * A mesh message from a node, as the bus reports it: a duplicate only counts; otherwise the node is heard (the RSSI
+   * of a direct frame only: a relayed frame's is the relay's) and the message recorded. `newAppId` is true when the
+   * message brought an app id the node had not used before. Undefined for a duplicate, a non-address or the gateway.
+   */
+  record(e: MeshMessageEvent): { node: NodeRecord; newAppId: boolean } | undefined {
+    const m = e.message;
+    if (e.duplicate) {
+      const known = this.nodes.get(m.sender);
+      if (known) known.duplicates += 1;
+      return undefined;
+    }
+    const node = this.heard(m.sender, e.rx.receivedAt, m.hop_count === 0 ? e.rx.rssi : undefined);
+    if (!node) return undefined;
+    const known = node.appIds.includes(m.app_id);
+    this.message(node, { id: e.id, app_id: m.app_id, content: m.content, at: e.rx.receivedAt, hop_count: m.hop_count, sender_verified: e.senderVerified });
+    return { node, newAppId: !known && node.appIds.includes(m.app_id) };
   }
 
   message(node: NodeRecord, m: Omit<LastMessage, 'content'> & { content: string }): void {

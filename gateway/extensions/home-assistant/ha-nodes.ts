@@ -134,17 +134,11 @@ export class HaNodes extends Extension {
 
   private onMesh(e: MeshMessageEvent): void {
     const m = e.message;
-    if (e.duplicate) {
-      const known = this.registry.get(m.sender);
-      if (known) known.duplicates += 1;
-      return;
-    }
-    const node = this.registry.heard(m.sender, e.rx.receivedAt, m.hop_count === 0 ? e.rx.rssi : undefined);
-    if (!node) return;
-    const newType = !node.appIds.includes(m.app_id);
-    this.registry.message(node, { id: e.id, app_id: m.app_id, content: m.content, at: e.rx.receivedAt, hop_count: m.hop_count, sender_verified: e.senderVerified });
+    const heard = this.registry.record(e);
+    if (!heard) return;
+    const { node } = heard;
     // A new app id is a new event type: the device's discovery changes with it.
-    if (newType && node.appIds.includes(m.app_id)) this.announced.delete(node.address);
+    if (heard.newAppId) this.announced.delete(node.address);
     this.publishEvent(node, m.app_id, {
       app_id: m.app_id,
       content: node.lastMessage?.content ?? '',

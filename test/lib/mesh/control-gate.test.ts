@@ -15,26 +15,10 @@ import {
 import { MeshEncodeError } from '../../../lib/mesh/errors';
 import { createMessage, MeshMessage } from '../../../lib/mesh/message';
 import { MessageId } from '../../../lib/mesh/message-id';
+import { controlMessage } from './support/control-message';
 
 // RFC 8032 §7.1 TEST 1: this seed's public key is d75a9801…511a, whose address is the facts' TV1 vector.
 const RFC8032_TV1_SEED = fromHex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60') as Uint8Array;
-
-function controlMessage(sender: string, content = '__CONN_REQ__{"hello":1}', extra: Partial<MeshMessage> = {}): MeshMessage {
-  return {
-    ...createMessage({
-      id: MessageId.random(),
-      sender,
-      recipient: 'off1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqn8antf',
-      app_id: 'app',
-      priority: 'medium',
-      ttl: 8,
-      hop_count: 0,
-      timestamp: 1700000000000n,
-      content,
-    }),
-    ...extra,
-  };
-}
 
 /** Signs over the canonical payload with no sender check, to build frames a correct signer refuses to make. */
 function signAnyway(message: MeshMessage, identity: ControlIdentity): MeshMessage {

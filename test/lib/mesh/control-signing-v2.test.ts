@@ -3,23 +3,9 @@ import { fromHex, toHex } from '../../../lib/bytes';
 import { canonicalControlPayload, canonicalControlPayloadV2, SIGNING_DOMAINS } from '../../../lib/mesh/canonical-payload';
 import { checkControlGate, MemoryControlRatchet } from '../../../lib/mesh/control-gate';
 import { generateControlIdentity, signControlMessage, verifyControlSignature } from '../../../lib/mesh/control-signature';
-import { createMessage, type MeshMessage } from '../../../lib/mesh/message';
 import { MessageId } from '../../../lib/mesh/message-id';
 import { loadReferenceVectors } from '../../support/reference-vectors';
-
-function controlMessage(sender: string, content = '__CONN_REQ__{"hello":1}', timestamp = 1700000000000n): MeshMessage {
-  return createMessage({
-    id: MessageId.random(),
-    sender,
-    recipient: 'off1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqn8antf',
-    app_id: 'app',
-    priority: 'medium',
-    ttl: 8,
-    hop_count: 0,
-    timestamp,
-    content,
-  });
-}
+import { controlMessage } from './support/control-message';
 
 describe('lib/mesh control signatures v2 (offline-ctrl-v2) and the downgrade ratchet', () => {
   it('signs v2 over the timestamp: the verifier says which version, and a moved timestamp breaks v2 but not v1', () => {

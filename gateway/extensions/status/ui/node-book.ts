@@ -142,14 +142,8 @@ export class NodeBook {
 
   private onMessage(e: MeshMessageEvent): void {
     const m = e.message;
-    if (e.duplicate) {
-      const known = this.registry.get(m.sender);
-      if (known) known.duplicates += 1;
-      return;
-    }
-    const node = this.registry.heard(m.sender, e.rx.receivedAt, m.hop_count === 0 ? e.rx.rssi : undefined);
+    const node = this.registry.record(e)?.node;
     if (!node) return;
-    this.registry.message(node, { id: e.id, app_id: m.app_id, content: m.content, at: e.rx.receivedAt, hop_count: m.hop_count, sender_verified: e.senderVerified });
     const extra = this.extraOf(node.address);
     this.hear(extra, e.rx.radioId, e.rx.peerId, m.hop_count, e.rx.receivedAt, e.rx.rssi);
     if (e.senderVerified) extra.verified += 1;
