@@ -120,6 +120,8 @@ export interface GatewaySnapshot {
   rss_bytes: number;
   heap_used_bytes: number;
   radios: Array<{ id: string; kind?: string; state: string; detail?: string; peers: number }>;
+  /** What loading the configuration warned about (environment variables that name no setting), as `--check` prints it. */
+  config_warnings?: string[];
   /** `key_package`: the capability lists of the peer's last gated key package (docs/mesh.md), absent before one. */
   neighbours: Array<{
     radio: string;

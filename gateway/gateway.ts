@@ -39,6 +39,8 @@ export interface GatewayOptions {
   random?: () => number;
   /** Called when a restart is asked for (Home Assistant's button, `B/bridge/request/restart`); `runGateway` restarts in process. */
   onRestartRequest?: (reason: string) => void;
+  /** What loading the configuration warned about, shown where `--check` problems are (the web UI's gateway page). */
+  configWarnings?: string[];
 }
 
 
@@ -311,6 +313,7 @@ export class Gateway {
       messages_per_s: this.rate.rate(),
       ...(site !== undefined ? { site } : {}),
       counters: this.metrics.snapshot(),
+      ...(this.options.configWarnings?.length ? { config_warnings: [...this.options.configWarnings] } : {}),
     };
   }
 

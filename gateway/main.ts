@@ -59,7 +59,7 @@ async function runOnce(options: RunOptions): Promise<number | 'restart'> {
   };
   const gateway = new Gateway(
     loaded.config,
-    options.radios ? { logger, radios: options.radios(child(logger, 'radio')), onRestartRequest } : { logger, onRestartRequest },
+    { logger, onRestartRequest, configWarnings: loaded.env.unknown.map((v) => `${v} names no setting and is ignored`), ...(options.radios ? { radios: options.radios(child(logger, 'radio')) } : {}) },
   );
 
   const onSignal = (signal: NodeJS.Signals): void => {

@@ -1,5 +1,5 @@
 /**
- * The gateway page: health and its causes, MQTT and hub connections, radios with state and counters, queue and
+ * The gateway page: health and its causes, what `--check` would report, MQTT and hub connections, radios with state and counters, queue and
  * outbox depths, uptime and memory, small charts of the message rates over the last 15 minutes, and the effective configuration with its secrets already redacted by the
  * gateway. Refreshed from `api/gateway` every few seconds.
  */
@@ -18,6 +18,7 @@ interface GatewayView {
   mqtt: { enabled: boolean; connected: boolean; protocol_version?: number; url?: string; refused?: string };
   hub: { enabled: boolean; connected?: boolean };
   config: unknown;
+  check: Array<{ where: string; problem: string }>;
   now: number;
   rates: Record<string, Array<[number, number]>>;
 }
@@ -46,6 +47,7 @@ function render(g: GatewayView): void {
   byId('health-causes').replaceChildren(...(g.health.causes.length ? g.health.causes.map((c) => el('li', `${c.code}: ${c.detail}`)) : [el('li', 'no problem')]));
   const mqtt = g.mqtt.enabled ? (g.mqtt.connected ? `connected (MQTT ${g.mqtt.protocol_version === 5 ? '5' : '3.1.1'}) to ${g.mqtt.url ?? ''}` : `disconnected${g.mqtt.refused ? `: ${g.mqtt.refused}` : ''}`) : 'disabled';
   const hub = g.hub.enabled ? (g.hub.connected ? 'connected' : 'disconnected') : 'disabled';
+  byId('check').replaceChildren(...(g.check.length ? g.check.map((c) => el('li', `${c.where}: ${c.problem}`)) : [el('li', 'no problem')]));
   byId('connections').replaceChildren(textRow(['MQTT', mqtt]), textRow(['Message Hub', hub]));
   byId('radios').replaceChildren(
     ...g.radios.map((r) => {

@@ -10,6 +10,7 @@ import { openUiSession, RADIO, type UiSession } from './support/ui-session';
 
 const TOKEN = 'gateway-page-token-0123456789';
 const PASSWORD = 'broker-password-never-shown';
+const WARNING = 'CLAWLING_MQTT_USERNAM names no setting and is ignored';
 
 describe('web UI: gateway page in Chromium', function () {
   this.timeout(120000);
@@ -22,7 +23,7 @@ describe('web UI: gateway page in Chromium', function () {
       radios: [{ id: RADIO, kind: 'simulated', peers: [{ id: 'alice' }] }],
       mqtt: { enabled: true, url: broker.url, username: 'gw', password: PASSWORD },
       http: { enabled: true, port: 0, auth_token: TOKEN, health_mqtt_down_ms: 0 },
-    });
+    }, { configWarnings: [WARNING] });
     await s.radio.virtualPeer('alice')!.say('hello');
     await s.page.goto(s.url('ui/gateway'));
   });
@@ -35,6 +36,8 @@ describe('web UI: gateway page in Chromium', function () {
   it('shows health, connections, the radio with its counters, the outbox, uptime and memory', async () => {
     await s.page.locator('#health-status', { hasText: /^ok$/ }).waitFor();
     assert.equal(await s.page.locator('#health-causes').innerText(), 'no problem');
+    // What --check would print for this configuration: the environment variable that names no setting, nothing else.
+    assert.deepEqual(await s.page.locator('#check li').allInnerTexts(), [`environment: ${WARNING}`]);
     const mqtt = await s.page.locator('#connections tr').first().locator('td').allInnerTexts();
     assert.equal(mqtt[0], 'MQTT');
     assert.match(mqtt[1]!, /^connected \(MQTT (5|3\.1\.1)\) to mqtt:\/\/127\.0\.0\.1:\d+$/);

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { Gateway } from '../../../gateway/gateway';
+import { Gateway, type GatewayOptions } from '../../../gateway/gateway';
 import type { SimulatedRadio } from '../../../gateway/radios/simulated/simulated-radio';
 import { identityFromSeed } from '../../../gateway/radios/mesh-identity';
 import { launchChromium } from '../../editor/support/chromium';
@@ -29,10 +29,10 @@ export interface UiSession {
   close(): Promise<void>;
 }
 
-export async function openUiSession(prefix: string, overrides: Record<string, unknown>): Promise<UiSession> {
+export async function openUiSession(prefix: string, overrides: Record<string, unknown>, options: GatewayOptions = {}): Promise<UiSession> {
   const dir = tempDir(prefix);
   const config = testConfig(path.join(dir, 'state'), { http: { enabled: true, port: 0 }, ...overrides });
-  const gateway = new Gateway(config);
+  const gateway = new Gateway(config, options);
   let context: BrowserContext | undefined;
   try {
     await gateway.start();

@@ -4,6 +4,7 @@
  * connection when the hub bridge runs, and the effective configuration with every secret redacted by the same
  * redactor as `--print-config`, so a token never reaches the page.
  */
+import fs from 'node:fs';
 import { redactConfig } from '../../../config/redact';
 import type { GatewaySnapshot } from '../../../extension';
 import { GATEWAY_CONFIG_SCHEMA, type GatewayConfig } from '../../../gateway-config';
@@ -21,6 +22,8 @@ export interface GatewayView {
   mqtt: GatewaySnapshot['mqtt'];
   hub: { enabled: boolean; connected?: boolean };
   config: unknown;
+  /** What `--check` would report now without probing the open radios: configuration warnings, the state folder, radios in trouble. */
+  check: Array<{ where: string; problem: string }>;
 }
 
 const PREFIX = 'clawling_gateway_';
@@ -40,6 +43,22 @@ function radioCounters(counters: GatewaySnapshot['counters'], radio: string): Re
   return out;
 }
 
+/**
+ * `--check`'s problems, for a gateway that runs: the configuration's warnings as loaded, whether the state folder is
+ * still writable, and each radio that is not ready with what it says. `--check` itself also opens each radio to
+ * probe it; a running gateway holds them open already, so their own state is the answer and nothing is probed.
+ */
+function checkProblems(s: GatewaySnapshot, config: GatewayConfig): GatewayView['check'] {
+  const out: GatewayView['check'] = (s.config_warnings ?? []).map((problem) => ({ where: 'environment', problem }));
+  try {
+    fs.accessSync(config.gateway.state_dir, fs.constants.W_OK);
+  } catch (err) {
+    out.push({ where: 'gateway.state_dir', problem: `${config.gateway.state_dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+  }
+  for (const r of s.radios) if (r.state !== 'ready') out.push({ where: `radio ${r.id}`, problem: r.detail ? `${r.state}: ${r.detail}` : r.state });
+  return out;
+}
+
 export function gatewayView(s: GatewaySnapshot, config: GatewayConfig): GatewayView {
   const hubConnected = s.counters[`${PREFIX}hub_connected`];
   const hubEnabled = (config as { hub?: { enabled?: boolean } }).hub?.enabled === true;
@@ -56,5 +75,6 @@ export function gatewayView(s: GatewaySnapshot, config: GatewayConfig): GatewayV
     mqtt: s.mqtt,
     hub: typeof hubConnected === 'number' ? { enabled: hubEnabled, connected: hubConnected === 1 } : { enabled: hubEnabled },
     config: redactConfig(config, GATEWAY_CONFIG_SCHEMA),
+    check: checkProblems(s, config),
   };
 }

@@ -86,6 +86,8 @@ export const VIEWS: Record<ViewName, View> = {
 <p id="gw-meta"></p>
 <h2>Health: <span id="health-status"></span></h2>
 <ul id="health-causes"></ul>
+<h2>Check</h2>
+<ul id="check"></ul>
 <h2>Connections</h2>
 <table><tbody id="connections"></tbody></table>
 <h2>Radios</h2>
