@@ -325,6 +325,7 @@ export class MeshRouter implements MeshApi {
       transport: ARRIVAL_TRANSPORT,
       requireTransportIdentity: this.options.mesh.require_transport_identity,
       ...(this.options.controlRatchet ? { ratchet: this.options.controlRatchet } : {}),
+      ...(this.options.mesh.control_freshness_enforced ? { freshness: { now: this.options.clock.now() } } : {}),
     });
     if (!gate.accepted) {
       const actions = receiveActions(message, 'security-rejected');

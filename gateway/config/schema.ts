@@ -71,6 +71,11 @@ export const CORE_CONFIG_SCHEMA = {
         forward_jitter_max_ms: { type: 'integer', minimum: 0, maximum: 10000, default: 200 },
         relay_fanout: { type: 'integer', minimum: 1, maximum: 16, default: 3 },
         require_transport_identity: { type: 'boolean', default: false },
+        control_freshness_enforced: {
+          type: 'boolean',
+          default: true,
+          description: 'Refuse control frames signed with offline-ctrl-v2 whose timestamp is over 30 days old or over 48 h ahead of this clock. Turn off only to recover from a wrong clock.',
+        },
         ack_timeout_ms: { type: 'integer', minimum: 100, maximum: 3600000, default: 10000, description: 'How long a message sent from MQTT waits for its mesh ACK.' },
         max_frame_bytes: { type: 'integer', minimum: 1024, maximum: 1048576, default: 1048576 },
         max_pending_deliveries: {

@@ -9,7 +9,8 @@
  *   3. exactly one key present, or base64 that does not decode, is rejected;
  *   4. Ed25519 verification over the canonical control payload;
  *   5. the sender must parse as a canonical address equal to the key's derived address;
- *   6. the downgrade ratchet: once a sender's `offline-ctrl-v2` signature verified, its v1-signed control frames other
+ *   6. freshness: a v2 frame's signed timestamp within 30 days back and 48 h ahead of the verifier's clock;
+ *   7. the downgrade ratchet: once a sender's `offline-ctrl-v2` signature verified, its v1-signed control frames other
  *      than `__MLS_KEY_PKG__` (which is how a peer that lost its state announces itself again) are refused.
  *
  * Only content under a gated prefix is checked; everything else passes untouched. The transport peer identity is
@@ -34,7 +35,16 @@ export interface ControlGateContext {
   requireTransportIdentity?: boolean;
   /** Which senders have proven v2; without one, v1 stays accepted from everybody. */
   ratchet?: ControlRatchet;
+  /**
+   * The verifier's clock (ms since the epoch) and the window a v2-signed timestamp must fall in; absent: no age
+   * is judged. Only v2 binds the timestamp, so only v2 frames are judged (a v1 timestamp is the sender's to rewrite).
+   */
+  freshness?: { now: number; pastMs?: number; futureMs?: number };
 }
+
+/** The reference's window for a full node: a frame may be 30 days old (the outbox's 28-day ladder) or 48 h early. */
+export const CONTROL_FRESHNESS_PAST_MS = 30 * 24 * 3600 * 1000;
+export const CONTROL_FRESHNESS_FUTURE_MS = 48 * 3600 * 1000;
 
 /**
  * The senders whose v2 control signature verified. Its owner keeps it durably (the gateway: in its store), because a
@@ -67,7 +77,8 @@ export type ControlGateRejection =
   | 'BAD_SIGNATURE'
   | 'SENDER_NOT_ADDRESS'
   | 'SENDER_ADDRESS_MISMATCH'
-  | 'CONTROL_DOWNGRADE';
+  | 'CONTROL_DOWNGRADE'
+  | 'STALE_CONTROL_FRAME';
 
 export type ControlGateResult =
   /** Not control content: the gate does not apply. */
@@ -106,7 +117,14 @@ export function checkControlGate(message: MeshMessage, context: ControlGateConte
   if (deriveAddress(check.publicKey) !== claimed) {
     return reject('SENDER_ADDRESS_MISMATCH', 'the signing key does not derive to the claimed sender address');
   }
-  const { ratchet } = context;
+  const { ratchet, freshness } = context;
+  if (freshness !== undefined && check.version === 2) {
+    // Judged before the ratchet records anything: a stale frame proves nothing about the sender today.
+    const age = freshness.now - Number(message.timestamp);
+    if (age > (freshness.pastMs ?? CONTROL_FRESHNESS_PAST_MS) || -age > (freshness.futureMs ?? CONTROL_FRESHNESS_FUTURE_MS)) {
+      return reject('STALE_CONTROL_FRAME', `the v2-signed timestamp is ${age >= 0 ? `${Math.round(age / 3600000)} h old` : `${Math.round(-age / 3600000)} h ahead of this clock`}; when many peers are refused so, suspect this clock`);
+    }
+  }
   if (ratchet !== undefined) {
     if (check.version === 2) {
       if (!ratchet.provenV2(claimed)) ratchet.recordV2(claimed);

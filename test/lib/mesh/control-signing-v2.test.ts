@@ -45,6 +45,27 @@ describe('lib/mesh control signatures v2 (offline-ctrl-v2) and the downgrade rat
     assert.equal(checkControlGate(signControlMessage(controlMessage(bob.address), bob.privateKey), ctx).accepted, true);
   });
 
+  it('freshness: a v2 frame over 30 days old or over 48 h ahead is refused as STALE_CONTROL_FRAME and ratchets nothing; a v1 frame is not judged', () => {
+    const alice = generateControlIdentity();
+    const now = 1_800_000_000_000;
+    const day = 24 * 3600 * 1000;
+    const at = (timestamp: number, version: 1 | 2 = 2) => signControlMessage(controlMessage(alice.address, undefined, { timestamp: BigInt(timestamp) }), alice.privateKey, version);
+    const ratchet = new MemoryControlRatchet();
+    const ctx = { transport: 'ble' as const, ratchet, freshness: { now } };
+    for (const old of [at(now - 31 * day), at(now + 2 * day + 3600_000), at(Number.MAX_SAFE_INTEGER)]) {
+      const r = checkControlGate(old, ctx);
+      assert.equal(!r.accepted && r.reason, 'STALE_CONTROL_FRAME');
+    }
+    assert.equal(ratchet.provenV2(alice.address), false);
+    assert.equal(checkControlGate(at(now - 29 * day), ctx).accepted, true);
+    assert.equal(checkControlGate(at(now + 47 * 3600_000), ctx).accepted, true);
+    const other = generateControlIdentity();
+    const v1Old = signControlMessage(controlMessage(other.address, undefined, { timestamp: BigInt(now - 400 * day) }), other.privateKey);
+    assert.equal(checkControlGate(v1Old, ctx).accepted, true);
+    // Without a window (control_freshness_enforced: false), nothing is judged for its age.
+    assert.equal(checkControlGate(at(now - 31 * day), { transport: 'ble' }).accepted, true);
+  });
+
   it('a forged v2 frame does not ratchet its claimed sender', () => {
     const alice = generateControlIdentity();
     const mallory = generateControlIdentity();
