@@ -296,9 +296,10 @@ describe('gateway end to end (simulated radios, aedes, sqlite)', function () {
 
   it('publishes retained bridge state, info, radio and peer availability, and follows a peer that leaves and returns', async () => {
     await rec.until(() => rec.on(`${BASE}/bridge/state`).some((m) => m.payload.toString() === 'online'), 5000, 'online');
-    const info = rec.json<{ address: string; mqtt_protocol: string }>(`${BASE}/bridge/info`)[0]!;
+    const info = rec.json<{ address: string; mqtt_protocol: string; mesh: unknown }>(`${BASE}/bridge/info`)[0]!;
     assert.equal(info.address, gw.gateway.info.address);
     assert.equal(info.mqtt_protocol, '3.1.1');
+    assert.deepEqual(info.mesh, { wire_versions: [1], ctrl_versions: [1, 2] });
     await rec.until(() => rec.json<{ state: string }>(`${BASE}/radios/sim0/state`).some((s) => s.state === 'ready'), 5000, 'radio state');
     await rec.until(() => rec.json<{ connected: boolean }>(`${BASE}/radios/sim0/peers/alice`).some((s) => s.connected), 5000, 'peer up');
 

@@ -92,6 +92,9 @@ export class MqttBridge extends Extension {
       radios: this.ctx.mesh.radios().map((r) => ({ id: r.radioId, kind: r.kind, state: r.state })),
       started_at: new Date(info.startedAt).toISOString(),
       site: siteOf(this.ctx.config),
+      // What this gateway verifies and decodes, in the key package's terms (docs/mesh.md): a phone's app can tell
+      // before it sends whether its v2 control signatures and binary frames will be taken.
+      mesh: { wire_versions: [1], ctrl_versions: [1, 2] },
     };
     this.connection.publish(this.topics.bridgeInfo, JSON.stringify(body), { qos: 1, retain: true }, () => undefined);
     this.outbox?.attach(this.connection);
