@@ -14,6 +14,7 @@
  * the same account too) or with an id this bridge made never go back into the mesh, and mesh messages a bridge
  * re-originated from a hub (metadata `hub_message_id`) never go back to the hub.
  */
+import { isInternalContent } from '../../../lib/mesh/control-prefixes';
 import type { InboundMessage, HubStatus } from '../../../lib/hub/events';
 import { HubClient } from '../../../lib/hub/client';
 import type { InboundPersistContext } from '../../../lib/hub/receive/inbound-persister';
@@ -348,6 +349,15 @@ export class HubBridge extends Extension {
     const targets = hubTargetsFor(this.settings.hubToMesh, m.chatId, origin).filter((t) => t.recipient !== this.ctx.mesh.address);
     if (targets.length === 0) {
       if (origin === 'elsewhere') tx.afterCommit(() => this.c.skipped.inc({ reason: 'reply_bridged_elsewhere' }));
+      return;
+    }
+    // A hub user's text under a reserved mesh prefix would reach the node as protocol traffic from the gateway's own
+    // address (control-messages.md: refused on every public send surface); the whole message stays off the mesh.
+    if (isInternalContent(m.text)) {
+      tx.afterCommit(() => {
+        this.c.skipped.inc({ reason: 'reserved_prefix' });
+        this.ctx.logger.warn({ hub_message_id: m.messageId, chat: m.chatId }, 'hub message text begins with a reserved mesh prefix (__…__); not sent into the mesh');
+      });
       return;
     }
     const jobs = jobsFor(m, targets, this.ctx.clock.now(), this.settings.toMesh.max_text_bytes).filter((j) => j.text !== '' || j.media.length > 0);

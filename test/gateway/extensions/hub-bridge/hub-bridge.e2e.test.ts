@@ -138,6 +138,16 @@ describe('hub bridge end to end (simulated radios, aedes, dev hub, sqlite)', fun
     assert.equal(gw.peer('sim0', 'bob').received().filter((x) => !isAck(x)).length, 0, 'only the rule recipient got it');
   });
 
+  it('keeps a hub message whose text begins with a reserved mesh prefix off the mesh, and goes on with the next', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    await tester.client.send({ chatId: CHAT, text: '__CUSTODY_RECEIPT__{"v":1}' });
+    await tester.client.send({ chatId: CHAT, text: '__CONN_REQ__{"from":"a hub user"}' });
+    await tester.client.send({ chatId: CHAT, text: 'plain words after them' });
+    await alice.waitFor((x) => x.message?.content === 'plain words after them');
+    await bridge().whenToMeshEmpty();
+    assert.ok(!alice.received().some((x) => x.content.startsWith('__')), 'no reserved-prefix text reached the node');
+  });
+
   it('routes a hub reply to a bridged mesh message back to that message’s sender', async () => {
     const bob = gw.peer('sim0', 'bob');
     const question = await bob.say('anyone home?');
