@@ -9,6 +9,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import { CodedError } from '../lib/coded-error';
 import { encodeFragments, fragmentSizeForMtu } from '../lib/mesh/ble-fragment';
 import { composeMessage } from '../lib/mesh/composer';
+import { isInternalContent } from '../lib/mesh/control-prefixes';
 import { encodeFrame, type FrameFormat } from '../lib/mesh/frame';
 import { parseJsonPlain } from '../lib/mesh/json-plain';
 import { quoteValue } from '../lib/quote-value';
@@ -58,6 +59,11 @@ export = function (RED: NodeAPI) {
         }
         const input = typeof msg.payload === 'string' ? parseJsonPlain(msg.payload) : msg.payload;
         const message = composeMessage(input);
+        // A reserved prefix makes the content protocol traffic (control-messages.md: refused on every public send
+        // surface); this node composes application messages, the protocol layer builds its own frames.
+        if (isInternalContent(message.content)) {
+          throw new CodedError('RESERVED_CONTENT', RED._('mesh-encode.errors.reserved-content', { start: quoteValue(message.content.slice(0, 24)) }));
+        }
         const frame = Buffer.from(encodeFrame(message, format));
         const messageId = message.id.toString();
         msg.format = format;

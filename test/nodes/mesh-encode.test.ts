@@ -89,6 +89,16 @@ describe('mesh-encode node', function () {
     });
   }
 
+  for (const content of ['__CUSTODY_RECEIPT__{"v":1}', '__CONN_REQ__{}', '__MLS_ENC__{}']) {
+    it(`refuses content under the reserved prefix of ${content.slice(0, content.indexOf('{'))}: Catch sees RESERVED_CONTENT`, async () => {
+      const n = await load();
+      const caught = nextMessage<NodeMsg>(n.caught);
+      n.enc.receive({ payload: { ...APP, content } });
+      const msg = await caught;
+      assert.equal(msg.error?.code, 'RESERVED_CONTENT');
+    });
+  }
+
   it('refuses a transport peer identity in the payload', async () => {
     const n = await load();
     const caught = nextMessage<NodeMsg>(n.caught);
