@@ -147,7 +147,7 @@ describe('npm start -- --virtual-ble: the demo on the virtual BLE controller', f
   });
 
   it('clawling demo --virtual-ble as a child process: says it is on the virtual controller, and SIGINT ends it with 0 and no child left', async () => {
-    const child = spawn(process.execPath, [CLI, 'demo', '--virtual-ble', '--no-node-red', '--hub-port', '0', '--mqtt-port', '0', '--status-port', '0', '--dir', dir], {
+    const child = spawn(process.execPath, [CLI, 'demo', '--virtual-ble', '--no-node-red', '--hub-port', '0', '--mqtt-port', '0', '--status-port', '0', '--daemon-port', '0', '--dir', dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
