@@ -157,6 +157,8 @@ describe('npm start -- --virtual-ble: the demo on the virtual BLE controller', f
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       await until(() => (out.includes('Press Ctrl-C to stop.') ? true : undefined), `the URL list; output:\n${out}${err}`, 60_000);
+      // The demo's own lines follow the URL list (the banner comes first), possibly in a later write.
+      await until(() => (/^\[ble\] +gateway ble0 connected to/m.test(out) ? true : undefined), `the BLE connection line; output:\n${out}${err}`, 60_000);
       assert.match(out, /^\[ble\] +gateway ble0 connected to kitchen and garden/m);
       assert.match(out, /^ {2}Radios: +ble0 on the virtual BLE controller/m);
       const relays = childrenOf(child.pid!);
