@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { BlenoCharacteristic, BlenoLike, BlenoUpdateValue } from '../gateway/radios/ble/ble-bleno';
 import { meshAdvertisingData, quietenStoppedBleno } from '../gateway/radios/ble/ble-bleno';
-import { buildAdvertisement, buildIdentityBlob, identityFromSeed, type MeshIdentity } from '../gateway/radios/mesh-identity';
+import { buildAdvertisement, buildIdentityBlob, identityFromSeed, type MeshAdvertisementFields, type MeshIdentity } from '../gateway/radios/mesh-identity';
 import { encodeFragments, FragmentReassembler, fragmentSizeForAttMtu } from '../lib/mesh/ble-fragment';
 
 export const UUID = Object.freeze({
@@ -28,6 +28,8 @@ export interface PhoneOptions {
   maxAttMtu?: number;
   /** MESSAGE properties; default iOS's (write without response + notify). Android: indicate instead of notify. */
   messageProperties?: string[];
+  /** What its signed advertisement in IDENTITY says (battery, load, …); default: nothing reported. */
+  advertisement?: MeshAdvertisementFields;
 }
 
 export interface PhoneEvents {
@@ -53,6 +55,7 @@ export class BlenoPhone extends EventEmitter<PhoneEvents> {
   largestWrite = 0;
   private update: BlenoUpdateValue | undefined;
   private nextId = 0;
+  private identityBlob: Buffer;
 
   constructor(
     readonly bleno: BlenoLike,
@@ -60,12 +63,21 @@ export class BlenoPhone extends EventEmitter<PhoneEvents> {
   ) {
     super();
     this.identity = identityFromSeed(options.seed ?? 'virtual-phone');
+    this.identityBlob = this.signedIdentity(options.advertisement ?? {});
+  }
+
+  /** A new battery or load, as a phone's IDENTITY changes: served from the next read on. */
+  setAdvertisement(fields: MeshAdvertisementFields): void {
+    this.identityBlob = this.signedIdentity(fields);
+  }
+
+  private signedIdentity(fields: MeshAdvertisementFields): Buffer {
+    return Buffer.from(buildIdentityBlob(this.identity, buildAdvertisement(fields)));
   }
 
   /** Resolves once the phone advertises. */
   start(): Promise<void> {
     const bleno = this.bleno;
-    const blob = Buffer.from(buildIdentityBlob(this.identity, buildAdvertisement({})));
     const deviceId = Buffer.from(this.identity.address, 'utf8');
     const message = new bleno.Characteristic({
       uuid: bare(UUID.MESSAGE),
@@ -89,15 +101,19 @@ export class BlenoPhone extends EventEmitter<PhoneEvents> {
         this.update = undefined;
       },
     });
-    const readable = (uuid: string, value: Buffer): BlenoCharacteristic =>
+    const readable = (uuid: string, read: () => Buffer): BlenoCharacteristic =>
       new bleno.Characteristic({
         uuid: bare(uuid),
         properties: ['read'],
-        onReadRequest: (_h, offset, callback) => (offset > value.length ? callback(0x07) : callback(0, value.subarray(offset))),
+        onReadRequest: (_h, offset, callback) => {
+          const value = read();
+          if (offset > value.length) callback(0x07);
+          else callback(0, value.subarray(offset));
+        },
       });
     const service = new bleno.PrimaryService({
       uuid: bare(UUID.SERVICE),
-      characteristics: [message, readable(UUID.DEVICE_ID, deviceId), readable(UUID.IDENTITY, blob)],
+      characteristics: [message, readable(UUID.DEVICE_ID, () => deviceId), readable(UUID.IDENTITY, () => this.identityBlob)],
     });
     bleno.on('accept', (address) => this.emit('connected', address));
     bleno.on('disconnect', (address) => {

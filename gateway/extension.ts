@@ -19,6 +19,7 @@ import type { MeshApi } from './router';
 import type { GatewayInfo } from './gateway-info';
 import type { HealthCause, HealthStatus } from './health';
 import type { LogLevel } from './logger';
+import type { PeerAdmission } from './radios/peer-admission';
 
 export type { GatewayInfo } from './gateway-info';
 
@@ -112,6 +113,8 @@ export interface GatewayControl {
   /** A restart can be carried out: the process that runs the gateway restarts it in place. */
   readonly restartable: boolean;
   requestRestart(reason: string): void;
+  /** The BLE pairing window; absent when no radio has `admission: listed`. */
+  readonly pairing?: PeerAdmission;
 }
 
 export interface GatewaySnapshot {

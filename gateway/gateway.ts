@@ -22,7 +22,8 @@ import { adopt, child, setLogLevel, silentLogger, type LogLevel } from './logger
 import { Metrics } from './metrics';
 import { MqttConnection, redactUrl } from './mqtt/connection';
 import { Topics } from './mqtt/topics';
-import { createRadio } from './radios/index';
+import { createRadio, PeerAdmission } from './radios/index';
+import { admitsListedOnly } from './radios/radio-config';
 import type { Radio } from './radios/radio';
 import { MeshRouter } from './router';
 import { openGatewayStore } from './store-choice';
@@ -85,6 +86,7 @@ export class Gateway {
   private identityValue: GatewayIdentity | undefined;
   private store: Store | undefined;
   private radioList: Radio[] = [];
+  private admission: PeerAdmission | undefined;
   private routerValue: MeshRouter | undefined;
   private connection: MqttConnection | undefined;
   private topics: Topics | undefined;
@@ -184,10 +186,12 @@ export class Gateway {
         }),
       );
 
+      const admission = new PeerAdmission({ stateDir: config.gateway.state_dir, clock: this.clock, logger: child(this.logger, 'pairing'), windowMs: config.gateway.pairing_window_s * 1000 });
+      this.admission = admission;
       this.radioList =
         this.options.radios ??
         config.radios.map((rc, i) =>
-          createRadio(rc, { logger: child(this.logger, `radio:${rc.id}`), stateDir: config.gateway.state_dir, localAddress: identity.address, identity }, `radios[${i}]`),
+          createRadio(rc, { logger: child(this.logger, `radio:${rc.id}`), stateDir: config.gateway.state_dir, localAddress: identity.address, identity, admission }, `radios[${i}]`),
         );
       this.routerValue = new MeshRouter({
         address: identity.address,
@@ -349,6 +353,8 @@ export class Gateway {
           this.logger.warn({ reason }, 'restart requested');
           this.options.onRestartRequest?.(reason);
         },
+        // The window is offered only where a radio honours it.
+        ...(this.admission !== undefined && this.config.radios.some(admitsListedOnly) ? { pairing: this.admission } : {}),
       },
     };
     if (this.connection && this.topics) ctx.mqtt = { connection: this.connection, topics: this.topics };
@@ -359,6 +365,7 @@ export class Gateway {
     this.clock.clearTimeout(this.rateTimer);
     this.rateTimer = undefined;
     this.routerValue?.stop();
+    this.admission?.stop();
     for (const ext of [...this.extensions].reverse()) {
       try {
         await ext.stop();

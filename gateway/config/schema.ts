@@ -49,6 +49,13 @@ export const CORE_CONFIG_SCHEMA = {
           description: 'full: every outbox write survives a power cut (fsync per commit); normal: survives a crash of the process, spares SD cards.',
         },
         shutdown_timeout_ms: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long SIGTERM waits for the outbox to drain.' },
+        pairing_window_s: {
+          type: 'integer',
+          minimum: 10,
+          maximum: 3600,
+          default: 300,
+          description: 'How long a pairing window (Home Assistant switch, B/bridge/request/pairing) admits new BLE peers before it closes by itself.',
+        },
       },
     },
     log: {
@@ -156,6 +163,13 @@ export const CORE_CONFIG_SCHEMA = {
               description: 'Sends per second the whole gateway takes from MQTT, after a burst; null: no limit.',
             },
             burst: { type: 'integer', minimum: 1, maximum: 100000, default: 10, description: 'Sends taken at once before rate_per_s applies.' },
+            requests: {
+              type: ['array', 'null'],
+              default: null,
+              uniqueItems: true,
+              items: { enum: ['restart', 'log_level', 'pairing'] },
+              description: 'The B/bridge/request/<name> requests the gateway carries out (the ACL decides who may publish them); null: all.',
+            },
           },
         },
         site: {

@@ -108,7 +108,11 @@ function extractor(m: EntityMapping): CompiledEntity['extract'] {
 }
 
 /** The component keys of the entities every node device has (gateway/extensions/ha-nodes.ts). */
-const RESERVED_KEYS = new Set(['connectivity', 'rssi', 'last_seen', 'last_message', 'send', 'last_send']);
+export const RESERVED_KEYS: ReadonlySet<string> = new Set([
+  'connectivity', 'rssi', 'last_seen', 'last_message', 'send', 'forget', 'last_send', 'message', 'send_result',
+  'message_received', 'send_acked', 'send_failed', 'messages_per_min', 'duplicates', 'delivery_ratio', 'gateways_hearing',
+  'ble_battery', 'ble_load',
+]);
 
 function groupCount(re: RegExp): number {
   return (new RegExp(`${re.source}|`, re.flags).exec('') ?? []).length - 1;

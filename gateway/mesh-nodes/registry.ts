@@ -24,6 +24,9 @@ export interface NodeRecord {
   firstSeen: number;
   lastSeen: number;
   rssi?: number;
+  /** From its signed BLE advertisement, when a link to it reports them (radio `RadioPeer.battery` / `load`). */
+  battery?: number;
+  load?: number;
   /** `radioId/peerId` of each connected link to this node. */
   links: Set<string>;
   messages: number;
@@ -124,10 +127,12 @@ export class NodeRegistry {
     return node.recent.length;
   }
 
-  /** A link to a neighbour came up or went down. */
-  link(address: string, link: string, connected: boolean, at: number, rssi?: number): NodeRecord | undefined {
-    const node = connected ? this.heard(address, at, rssi) : this.nodes.get(address);
+  /** A link to a neighbour came up, changed or went down; `peer` is what the radio knows of it. */
+  link(address: string, link: string, connected: boolean, at: number, peer: { rssi?: number; battery?: number; load?: number } = {}): NodeRecord | undefined {
+    const node = connected ? this.heard(address, at, peer.rssi) : this.nodes.get(address);
     if (!node) return undefined;
+    if (peer.battery !== undefined) node.battery = peer.battery;
+    if (peer.load !== undefined) node.load = peer.load;
     if (connected) node.links.add(link);
     else {
       node.links.delete(link);

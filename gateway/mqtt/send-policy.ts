@@ -112,3 +112,12 @@ export function sendPolicyProblems(settings: SendPolicySettings): Array<{ path: 
   });
   return problems;
 }
+
+/** The requests `B/bridge/request/<name>` takes (extensions/bridge-control). */
+export const BRIDGE_REQUESTS = ['log_level', 'restart', 'pairing'] as const;
+export type BridgeRequest = (typeof BRIDGE_REQUESTS)[number];
+
+/** `mqtt.send_policy.requests`: whether the gateway carries out this request (null: every request). */
+export function requestAllowed(settings: SendPolicySettings, name: BridgeRequest): boolean {
+  return settings.requests === null || settings.requests.includes(name);
+}

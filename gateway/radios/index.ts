@@ -6,6 +6,7 @@
  * for a missing one.
  */
 import { BleRadio, type BleRadioDeps } from './ble/ble-radio';
+import type { PeerAdmission } from './peer-admission';
 import { resolveRadioConfig, type RadioConfig } from './radio-config';
 import { backgroundClock, type Clock } from '../../lib/clock';
 import type { Radio, RadioLogger } from './radio';
@@ -35,11 +36,15 @@ export {
   type MeshIdentity,
 } from './mesh-identity';
 
+export { PeerAdmission, PAIRED_PEERS_FILE, type PairedPeer, type PairingState } from './peer-admission';
+
 export interface RadioDeps {
   logger: RadioLogger;
   clock?: Clock;
-  /** The gateway's state folder (radios keep nothing there today; reserved for pairing data). */
+  /** The gateway's state folder. */
   stateDir: string;
+  /** BLE: the peers pairing windows admitted, and the window (radios with `admission: listed`). */
+  admission?: PeerAdmission;
   /** The gateway's own `off1…` address: announced in the serial HELLO, default recipient of talking virtual peers. */
   localAddress?: string;
   /**
@@ -80,6 +85,7 @@ export function createRadio(config: RadioConfig, deps: RadioDeps, path = 'radio'
         identity: deps.identity,
         sysDir: deps.sysDir,
         random: deps.random,
+        admission: deps.admission,
       });
     case 'serial':
       return new SerialRadio(resolved, base, {

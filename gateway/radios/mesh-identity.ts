@@ -59,11 +59,14 @@ export interface MeshAdvertisementFields {
   /** Seconds since the node started (u32). */
   uptimeS?: number;
   nodeIdHash?: bigint;
+  /** 0–254; absent: 0xFF, none (a mains-powered gateway has no battery). */
+  battery?: number;
+  load?: number;
 }
 
 /**
- * A MeshAdvertisementData v2: version 2, degree and free slots (4 bits each, clamped to 15), score, battery / load /
- * RSSI unknown (0xFF: a mains-powered gateway has no battery), uptime, node-id hash, no feature flags.
+ * A MeshAdvertisementData v2: version 2, degree and free slots (4 bits each, clamped to 15), score, battery and load
+ * (0xFF, none, unless given), RSSI unknown, uptime, node-id hash, no feature flags.
  */
 export function buildAdvertisement(options: MeshAdvertisementFields = {}): Uint8Array {
   const nibble = (n: number): number => Math.max(0, Math.min(15, Math.floor(n)));
@@ -72,8 +75,9 @@ export function buildAdvertisement(options: MeshAdvertisementFields = {}): Uint8
   adv[0] = 0x02;
   adv[1] = (nibble(options.degree ?? 0) << 4) | nibble(options.freeSlots ?? 4);
   adv[2] = options.score ?? 128;
-  adv[3] = 0xff;
-  adv[4] = 0xff;
+  const byte = (n: number | undefined): number => (n === undefined ? 0xff : Math.max(0, Math.min(254, Math.floor(n))));
+  adv[3] = byte(options.battery);
+  adv[4] = byte(options.load);
   adv[5] = 0xff;
   view.setUint32(6, Math.max(0, Math.min(0xffff_ffff, Math.floor(options.uptimeS ?? 0))));
   view.setBigUint64(10, options.nodeIdHash ?? 0n);
@@ -120,4 +124,15 @@ export function parseAdvertisement(adv: Uint8Array): MeshAdvertisement | undefin
  */
 export function nodeIdHash(address: string): bigint {
   return createHash('sha256').update(address, 'utf8').digest().readBigUInt64BE(0);
+}
+
+/**
+ * The battery and load a peer's advertisement reports, as peer fields: a battery above 100 is no percentage the
+ * reference defines, so it is left out like 0xFF (none); load is kept on the node's own 0–254 scale.
+ */
+export function advertisedHealth(adv: MeshAdvertisement | undefined): { battery?: number; load?: number } {
+  const out: { battery?: number; load?: number } = {};
+  if (adv?.battery !== undefined && adv.battery <= 100) out.battery = adv.battery;
+  if (adv?.load !== undefined) out.load = adv.load;
+  return out;
 }

@@ -65,6 +65,8 @@ export interface ResolvedBleConfig extends ResolvedCommon {
   writeGateMs: number;
   requireIdentity: boolean;
   allowPeers: string[];
+  /** `listed`: only `allowPeers` and peers a pairing window admitted; `any`: every peer advertising the service. */
+  admission: 'any' | 'listed';
   scanRestartMs: number;
   discoveryWindowMs: number;
   peripheral: ResolvedBlePeripheral;
@@ -220,6 +222,7 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         writeGateMs: int('write_gate_ms', config.write_gate_ms, SETTINGS.ble.write_gate_ms),
         requireIdentity: bool('require_identity', config.require_identity, SETTINGS.ble.require_identity),
         allowPeers: allowPeers.map((p) => normalisePeerRef(p)),
+        admission: admissionOf(config.admission, allowPeers.length > 0, bad),
         scanRestartMs: int('scan_restart_ms', config.scan_restart_ms, SETTINGS.ble.scan_restart_ms),
         discoveryWindowMs: int('discovery_window_ms', config.discovery_window_ms, SETTINGS.ble.discovery_window_ms),
         peripheral: resolvePeripheral(config.peripheral, controller, { bad, int, bool, controllerOf }),
@@ -346,4 +349,17 @@ function resolvePeripheral(value: BlePeripheralConfig | undefined, central: BleC
 /** Peripheral ids compare without colons and in lowercase (noble's HCI id form); addresses are left as they are. */
 export function normalisePeerRef(ref: string): string {
   return ref.startsWith('off1') ? ref : ref.replace(/:/g, '').toLowerCase();
+}
+
+/** A BLE radio that admits only listed and paired peers: a pairing window means something to it. */
+export function admitsListedOnly(config: RadioConfig): boolean {
+  return config.kind === 'ble' && (config.admission ?? ((config.allow_peers?.length ?? 0) > 0 ? 'listed' : 'any')) === 'listed';
+}
+
+/** A listed `allow_peers` keeps its old meaning (only those) unless `admission` says otherwise. */
+function admissionOf(value: unknown, hasList: boolean, bad: (at: string, problem: string) => never): 'any' | 'listed' {
+  if (value === undefined) return hasList ? 'listed' : 'any';
+  if (value !== 'any' && value !== 'listed') bad('admission', 'must be any or listed');
+  if (value === 'any' && hasList) bad('admission', 'any admits every peer, so allow_peers would be ignored: use listed, or remove allow_peers');
+  return value as 'any' | 'listed';
 }

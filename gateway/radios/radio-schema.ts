@@ -131,7 +131,11 @@ export const BLE_RADIO_SCHEMA = {
     hci_channel: SETTINGS.hciChannel,
     service_uuid: { type: 'string', pattern: UUID_PATTERN, description: 'Mesh GATT service; only change it for test firmware.' },
     ...SETTINGS.ble,
-    allow_peers: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Only connect to these peripheral ids or off1… addresses; empty = any peer advertising the service.' },
+    allow_peers: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Only connect to these peripheral ids or off1… addresses (and peers admitted by a pairing window); empty = any peer advertising the service unless admission is listed.' },
+    admission: {
+      enum: ['any', 'listed'],
+      description: 'any: every peer advertising the service; listed: only allow_peers and the peers a pairing window admitted (<state_dir>/paired-peers.json). Default: listed when allow_peers is set, any otherwise.',
+    },
     peripheral: {
       type: 'object',
       additionalProperties: false,

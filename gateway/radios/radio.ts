@@ -46,6 +46,12 @@ export interface RadioPeer {
   queued?: number;
   /** Why a connected link cannot carry mesh frames (BLE: an ATT MTU too small for one fragment header). */
   problem?: string;
+  /**
+   * Battery (0–100 %) and load (0–254, the node's own scale) from the peer's signed MeshAdvertisementData (BLE
+   * IDENTITY), when it reports them; a mains-powered node reports no battery.
+   */
+  battery?: number;
+  load?: number;
 }
 
 export interface InboundFrame {

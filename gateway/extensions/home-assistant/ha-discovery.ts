@@ -7,6 +7,7 @@
 import { Extension, type ExtensionContext } from '../../extension';
 import type { ConnectionEvents } from '../../mqtt/connection';
 import { LOG_LEVELS } from '../../logger';
+import { requestAllowed } from '../../mqtt/send-policy';
 import { deviceDiscoveryTopic, devicePayload, haObjectId, type HaComponent, type HaDevice, type HaOrigin } from './ha-device';
 
 const RADIO_STATES = ['starting', 'ready', 'degraded', 'unsupported', 'error', 'stopped'];
@@ -65,8 +66,10 @@ export class HaDiscovery extends Extension {
         entity_category: 'diagnostic',
       },
     });
-    // The gateway's controls, as Zigbee2MQTT's bridge device offers them (requests: extensions/bridge-control).
-    components.push({
+    // The gateway's controls, as Zigbee2MQTT's bridge device offers them (requests: extensions/bridge-control), each
+    // only where the gateway would carry it out.
+    const policy = this.ctx.config.mqtt.send_policy;
+    if (requestAllowed(policy, 'log_level')) components.push({
       platform: 'select',
       key: 'log_level',
       config: {
@@ -79,8 +82,26 @@ export class HaDiscovery extends Extension {
         icon: 'mdi:math-log',
       },
     });
-    if (this.ctx.control.restartable) {
+    if (this.ctx.control.restartable && requestAllowed(policy, 'restart')) {
       components.push({ platform: 'button', key: 'restart', config: { name: 'Restart', command_topic: topics.bridgeRequest('restart'), payload_press: 'restart', device_class: 'restart', entity_category: 'config' } });
+    }
+    if (this.ctx.control.pairing !== undefined && requestAllowed(policy, 'pairing')) {
+      components.push({
+        platform: 'switch',
+        key: 'pairing',
+        config: {
+          name: 'Pairing window',
+          command_topic: topics.bridgeRequest('pairing'),
+          state_topic: topics.bridgeOptions,
+          value_template: '{{ value_json.pairing }}',
+          payload_on: 'ON',
+          payload_off: 'OFF',
+          json_attributes_topic: topics.bridgeOptions,
+          json_attributes_template: '{{ {"until": value_json.pairing_until, "admitted": value_json.pairing_admitted} | tojson }}',
+          entity_category: 'config',
+          icon: 'mdi:link-plus',
+        },
+      });
     }
     components.push(sensor('version', { name: 'Version', state_topic: topics.bridgeInfo, value_template: '{{ value_json.version }}', entity_category: 'diagnostic', icon: 'mdi:tag' }));
     for (const r of this.ctx.mesh.radios()) {

@@ -174,7 +174,7 @@ export class HaNodes extends Extension {
 
   private onPeer(e: PeerChangeEvent): void {
     if (e.peer.address === undefined) return;
-    const node = this.registry.link(e.peer.address, `${e.radioId}/${e.peer.id}`, e.change !== 'down' && e.peer.connected, this.now, e.peer.rssi);
+    const node = this.registry.link(e.peer.address, `${e.radioId}/${e.peer.id}`, e.change !== 'down' && e.peer.connected, this.now, e.peer);
     if (node) this.touch(node);
   }
 
@@ -275,6 +275,10 @@ export class HaNodes extends Extension {
       c('sensor', 'delivery_ratio', { name: 'Delivery ratio', unit_of_measurement: '%', state_class: 'measurement', entity_category: 'diagnostic', enabled_by_default: false, value_template: '{{ value_json.health.delivery_ratio }}', icon: 'mdi:check-network' }),
       c('sensor', 'gateways_hearing', { name: 'Gateways hearing it', state_class: 'measurement', entity_category: 'diagnostic', enabled_by_default: false, value_template: '{{ value_json.health.rssi_by_gateway | length }}', json_attributes_topic: state, json_attributes_template: '{{ value_json.health.rssi_by_gateway | tojson }}', icon: 'mdi:access-point-network' }),
     ];
+    // From the node's signed BLE advertisement, once a link reported them (a mains-powered node has no battery).
+    // Battery is on by default and load off, as Zigbee2MQTT treats its battery and its link quality.
+    if (node.battery !== undefined) components.push(c('sensor', 'ble_battery', { name: 'Battery', device_class: 'battery', unit_of_measurement: '%', state_class: 'measurement', entity_category: 'diagnostic', value_template: '{{ value_json.health.battery }}' }));
+    if (node.load !== undefined) components.push(c('sensor', 'ble_load', { name: 'Load', state_class: 'measurement', entity_category: 'diagnostic', enabled_by_default: false, value_template: '{{ value_json.health.load }}', icon: 'mdi:gauge' }));
     for (const d of this.mappings) {
       if (d.sender !== undefined && d.sender !== node.address) continue;
       if (d.sender === undefined && !d.entities.some((e) => e.mapping.key in node.readings)) continue;
@@ -360,6 +364,8 @@ export class HaNodes extends Extension {
         duplicates: node.duplicates,
         delivery_ratio: node.sends.total === 0 ? null : Math.round((node.sends.acked / node.sends.total) * 1000) / 10,
         rssi_by_gateway: this.rssiByGateway(node),
+        battery: node.battery ?? null,
+        load: node.load ?? null,
       },
       last_mismatch: node.lastMismatch ? { ...node.lastMismatch, at: new Date(node.lastMismatch.at).toISOString() } : null,
       gateway: this.ctx.info.id,

@@ -15,7 +15,7 @@ import { utf8DecodeStrict } from '../../../lib/bytes';
 import { fragmentSizeForAttMtu } from '../../../lib/mesh/ble-fragment';
 import { MESH_CHARACTERISTICS, type NobleCharacteristic, type NoblePeripheral, nobleUuid } from './ble-noble';
 import { FragmentLink } from '../fragment-link';
-import { verifyIdentityBlob } from '../mesh-identity';
+import { parseAdvertisement, verifyIdentityBlob, type MeshAdvertisement } from '../mesh-identity';
 import type { ResolvedBleConfig } from '../radio-config';
 import type { Clock } from '../../../lib/clock';
 import { RadioError, type RadioLogger } from '../radio';
@@ -59,6 +59,8 @@ export interface BlePeerIdentity {
   deviceId: string;
   /** Raw ATT MTU as negotiated (null before the exchange finished). */
   attMtu: number | null;
+  /** What the verified IDENTITY's signed advertisement says (battery, load, …); undefined when it did not verify. */
+  advertisement?: MeshAdvertisement;
 }
 
 export interface BlePeerLinkOptions {
@@ -79,6 +81,8 @@ export class BlePeerLink {
   readonly #o: BlePeerLinkOptions;
   readonly #inbound: FragmentLink;
   #message: NobleCharacteristic | undefined;
+  #identityChar: NobleCharacteristic | undefined;
+  #deviceId: string | undefined;
   #connected = false;
   #closed = false;
   #attMtu: number | null = null;
@@ -200,11 +204,14 @@ export class BlePeerLink {
     else if (config.requireIdentity) throw new BleHandshakeError(check.reason, `IDENTITY refused: ${check.reason}`);
     else this.#o.log.warn({ radio: this.#o.radioId, peer: p.id, reason: check.reason }, 'BLE peer identity not verified; accepted because require_identity is off');
     const identity: BlePeerIdentity = { address, deviceId, attMtu: this.#attMtu };
+    if (check.ok) identity.advertisement = parseAdvertisement(check.adv);
+    this.#identityChar = identityChar;
+    this.#deviceId = deviceId;
     const verdict = this.#o.accept(identity);
     if (verdict !== true) {
       throw new BleHandshakeError(
         verdict,
-        verdict === 'NOT_ALLOWED' ? `peer ${p.id} (${address ?? deviceId}) is not in allow_peers` : `peer ${p.id} refused: ${verdict} (${address ?? deviceId})`,
+        verdict === 'NOT_ALLOWED' ? `peer ${p.id} (${address ?? deviceId}) is not in allow_peers nor paired` : `peer ${p.id} refused: ${verdict} (${address ?? deviceId})`,
       );
     }
     this.#message = message;
@@ -214,6 +221,18 @@ export class BlePeerLink {
     );
     identity.attMtu = this.#attMtu;
     return identity;
+  }
+
+  /**
+   * Reads IDENTITY again for the node's current advertisement (battery and load change; the key does not): undefined
+   * when the link is gone, the peer serves no IDENTITY, or the new blob does not verify for the same DEVICE_ID.
+   */
+  async readAdvertisement(): Promise<MeshAdvertisement | undefined> {
+    const char = this.#identityChar;
+    const deviceId = this.#deviceId;
+    if (char === undefined || deviceId === undefined || !this.connected) return undefined;
+    const check = verifyIdentityBlob(await this.#read(char), deviceId);
+    return check.ok ? parseAdvertisement(check.adv) : undefined;
   }
 
   #read(characteristic: NobleCharacteristic): Promise<Uint8Array> {

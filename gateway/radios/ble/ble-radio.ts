@@ -35,9 +35,10 @@ import type { UartOptions } from './hci-uart';
 import { BleTransportError } from './errors';
 import type { BleControllerRef } from '../radio-config';
 import { FragmentLink } from '../fragment-link';
-import type { MeshIdentity } from '../mesh-identity';
+import { advertisedHealth, type MeshAdvertisement, type MeshIdentity } from '../mesh-identity';
 import { type PeerInfo, RadioBase, type RadioBaseOptions } from '../radio-base';
 import { normalisePeerRef, type ResolvedBleConfig } from '../radio-config';
+import type { PeerAdmission } from '../peer-admission';
 import { RadioError, type RadioPeer, type RadioState } from '../radio';
 import { FRAGMENT_HEADER_FIXED_BYTES, fragmentSizeForAttMtu } from '../../../lib/mesh/ble-fragment';
 import { WIRE_V1_MAGIC } from '../../../lib/mesh/wire-v1';
@@ -54,12 +55,16 @@ export interface BleRadioDeps {
   /** The HCI user channel's socket for adapter `index` (tests: one over a virtual controller); default: the native one. */
   hciSocket?: (index: number) => HciSocketLike;
   random?: () => number;
+  /** Peers admitted by pairing windows, and the window itself (`admission: listed`); without it only `allow_peers`. */
+  admission?: PeerAdmission;
 }
 
 /** A peer not advertised for this long is forgotten (it leaves `peers()`). */
 const FORGET_AFTER_MS = 10 * 60_000;
 /** Only connect to a peer whose advertisement is at most this old: an older one may be long gone. */
 const FRESH_ADVERTISEMENT_MS = 10_000;
+/** How often a connected peer's IDENTITY is read again for its battery and load. */
+const ADVERTISEMENT_REFRESH_MS = 5 * 60_000;
 /** A link that stayed up this long resets its peer's backoff when it drops. */
 const STABLE_LINK_MS = 60_000;
 /** RSSI changes smaller than this are not worth an `updated` event … */
@@ -93,6 +98,8 @@ interface Candidate {
   rssiReportedAt: number;
   /** The peer this link belongs to while connected (its own id, or the peer it was merged into). */
   peerId?: string;
+  /** When its IDENTITY advertisement was last read. */
+  advertisementReadAt?: number;
 }
 
 /** One neighbour: the links it has to this radio. Its id is the radio peer id. */
@@ -504,8 +511,13 @@ export class BleRadio extends RadioBase {
     if (this.#connectedCount() >= this.#config.maxPeers) return;
     const now = this.clock.now();
     if (now < this.#collectUntil) return;
-    const ids = this.#config.allowPeers.filter((ref) => !ref.startsWith('off1'));
-    const onlyIds = ids.length > 0 && ids.length === this.#config.allowPeers.length;
+    const windowOpen = this.#deps.admission?.isOpen === true;
+    const listed = windowOpen ? undefined : this.#listedRefs();
+    // Nobody listed and no window open: every handshake would be refused.
+    if (listed?.length === 0) return;
+    const ids = listed?.filter((ref) => !ref.startsWith('off1')) ?? [];
+    // Addresses need the handshake; with only peripheral ids listed the choice is made before connecting.
+    const onlyIds = listed !== undefined && ids.length === listed.length;
     let best: Candidate | undefined;
     for (const c of this.#candidates.values()) {
       if (c.phase !== 'idle' || c.nextAttemptAt > now || now - c.seenAt > FRESH_ADVERTISEMENT_MS) continue;
@@ -554,7 +566,8 @@ export class BleRadio extends RadioBase {
       c.phase = 'connected';
       c.connectedAt = this.clock.now();
       c.rssiReportedAt = c.connectedAt;
-      this.#attachCentral(c, identity.address, identity.attMtu === null ? undefined : identity.attMtu - 3);
+      c.advertisementReadAt = c.connectedAt;
+      this.#attachCentral(c, identity.address, identity.attMtu === null ? undefined : identity.attMtu - 3, identity.advertisement);
     } catch (err) {
       c.link = undefined;
       c.phase = 'idle';
@@ -578,7 +591,7 @@ export class BleRadio extends RadioBase {
   }
 
   /** A central link finished its handshake: it joins the neighbour with its link-layer id or its verified address. */
-  #attachCentral(c: Candidate, address: string | undefined, mtu: number | undefined): void {
+  #attachCentral(c: Candidate, address: string | undefined, mtu: number | undefined, adv: MeshAdvertisement | undefined): void {
     const id = c.peripheral.id;
     if (address !== undefined) this.#verified.set(id, { address, at: this.clock.now() });
     let n = this.#neighbours.get(id) ?? (address === undefined ? undefined : this.#neighbourWithAddress(address));
@@ -590,7 +603,7 @@ export class BleRadio extends RadioBase {
     c.peerId = n.id;
     if (address !== undefined) n.address = address;
     this.log.info({ radio: this.id, peer: n.id, link: id, address, mtu }, n.id === id ? 'BLE peer connected' : 'BLE peer connected (merged by verified address)');
-    const patch: PeerInfo = { id: n.id, wireVersions: [], rssi: c.rssi };
+    const patch: PeerInfo = { id: n.id, wireVersions: [], rssi: c.rssi, ...advertisedHealth(adv) };
     if (this.#route(n)?.kind === 'central' && mtu !== undefined) patch.mtu = mtu;
     this.#publish(n, patch);
     this.#checkCentralMtu(n, c);
@@ -640,7 +653,7 @@ export class BleRadio extends RadioBase {
     const address = n?.address ?? known;
     if (!this.#clientAllowed(id, address)) {
       this.countDrop('ble_client_not_allowed', { peerId: id });
-      this.log.warn({ radio: this.id, central: id, address }, 'BLE central not in allow_peers; disconnected');
+      this.log.warn({ radio: this.id, central: id, address }, 'BLE central not in allow_peers nor paired; disconnected');
       return false;
     }
     if (n === undefined) {
@@ -703,9 +716,25 @@ export class BleRadio extends RadioBase {
 
   /** allow_peers for centrals: the link id, or the address it is known by (through a central link). */
   #clientAllowed(linkId: string, address: string | undefined): boolean {
-    const allow = this.#config.allowPeers;
-    if (allow.length === 0) return true;
-    return allow.includes(linkId) || (address !== undefined && allow.includes(address));
+    return this.#admits([linkId, address]);
+  }
+
+  /**
+   * `admission: any` takes every peer; `listed` a peer named by `allow_peers` or admitted by an earlier pairing
+   * window under any of `refs` (its link id, its verified address), or, while a window is open, any peer, recorded.
+   */
+  #admits(refs: readonly (string | undefined)[]): boolean {
+    if (this.#config.admission === 'any') return true;
+    const admission = this.#deps.admission;
+    if (refs.some((r) => r !== undefined && (this.#config.allowPeers.includes(r) || admission?.isPaired(r) === true))) return true;
+    // The verified address first: it names the peer for good; a link id may be a rotating private address.
+    return admission?.admit(this.id, [...refs].reverse()) ?? false;
+  }
+
+  /** The peers a `listed` radio may take (config and paired), or undefined when any peer goes. */
+  #listedRefs(): string[] | undefined {
+    if (this.#config.admission === 'any') return undefined;
+    return [...this.#config.allowPeers, ...(this.#deps.admission?.list().map((p) => p.ref) ?? [])];
   }
 
   #advertisementFigures(): { degree: number; freeSlots: number } {
@@ -736,9 +765,7 @@ export class BleRadio extends RadioBase {
       // A second central link to a device we already reach that way (it rotated its address): one is enough.
       if (other !== undefined && other.central?.phase === 'connected' && other.central.peripheral.id !== peripheralId) return 'DUPLICATE_PEER';
     }
-    const allow = this.#config.allowPeers;
-    if (allow.length === 0) return true;
-    return allow.includes(normalisePeerRef(peripheralId)) || (identity.address !== undefined && allow.includes(identity.address)) ? true : 'NOT_ALLOWED';
+    return this.#admits([normalisePeerRef(peripheralId), identity.address]) ? true : 'NOT_ALLOWED';
   }
 
   #onLinkLost(c: Candidate, reason: string): void {
@@ -773,6 +800,10 @@ export class BleRadio extends RadioBase {
     const now = this.clock.now();
     for (const [id, c] of this.#candidates) {
       c.link?.sweep();
+      if (c.phase === 'connected' && c.link !== undefined && now - (c.advertisementReadAt ?? 0) >= ADVERTISEMENT_REFRESH_MS) {
+        c.advertisementReadAt = now;
+        void this.#refreshAdvertisement(c, c.link);
+      }
       if (c.phase === 'idle' && now - c.seenAt > FORGET_AFTER_MS) {
         this.#candidates.delete(id);
         // A device still linked to the GATT server stays a peer.
@@ -788,6 +819,14 @@ export class BleRadio extends RadioBase {
       this.#ensureScanning();
     }
     this.#maybeConnect();
+  }
+
+  async #refreshAdvertisement(c: Candidate, link: BlePeerLink): Promise<void> {
+    const adv = await link.readAdvertisement();
+    if (adv === undefined || c.link !== link || c.peerId === undefined) return;
+    const health = advertisedHealth(adv);
+    const peer = this.peer(c.peerId);
+    if (peer !== undefined && (peer.battery !== health.battery || peer.load !== health.load)) this.peerUpdate(c.peerId, health);
   }
 
   #connectedCount(): number {

@@ -34,6 +34,7 @@ describe('gateway/radios radio-config', () => {
       writeGateMs: 30,
       requireIdentity: true,
       allowPeers: [],
+      admission: 'any',
       scanRestartMs: 5_000,
       discoveryWindowMs: 250,
       peripheral: { enabled: true, adapter: 0, controller: { kind: 'hci', index: 0, channel: 'raw', label: 'hci0' }, sharedAdapter: true, maxClients: 4, notify: true },
@@ -51,6 +52,15 @@ describe('gateway/radios radio-config', () => {
     assert.equal(r.adapter, 1);
     assert.deepEqual(r.allowPeers, ['aabbccddeeff', 'off1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqn8antf']);
     assert.equal((resolveRadioConfig({ id: 'ble1', kind: 'ble', adapter: 2 }) as { adapter: number }).adapter, 2);
+  });
+
+  it('admits listed peers only when allow_peers is set or admission says listed, and refuses any with a list', () => {
+    const admission = (c: Record<string, unknown>): unknown => (resolveRadioConfig({ id: 'ble0', kind: 'ble', ...c }) as { admission: string }).admission;
+    assert.equal(admission({}), 'any');
+    assert.equal(admission({ allow_peers: ['aabbccddeeff'] }), 'listed');
+    assert.equal(admission({ admission: 'listed' }), 'listed');
+    assert.throws(() => admission({ admission: 'any', allow_peers: ['aabbccddeeff'] }), (err: RadioError) => err.code === 'BAD_CONFIG' && /allow_peers would be ignored/.test(err.message));
+    assert.throws(() => admission({ admission: 'some' }), (err: RadioError) => err.code === 'BAD_CONFIG' && /any or listed/.test(err.message));
   });
 
   it('reads a UART controller (uart:<path>, baud_rate, flow_control), the user channel for hciN, and peripheral.adapter in any form', () => {

@@ -178,7 +178,7 @@ export class NodeBook {
 
   private onPeer(e: PeerChangeEvent): void {
     if (e.peer.address === undefined) return;
-    const node = this.registry.link(e.peer.address, `${e.radioId}/${e.peer.id}`, e.change !== 'down' && e.peer.connected, this.now(), e.peer.rssi);
+    const node = this.registry.link(e.peer.address, `${e.radioId}/${e.peer.id}`, e.change !== 'down' && e.peer.connected, this.now(), e.peer);
     if (node && e.change !== 'down') this.hear(this.extraOf(node.address), e.radioId, e.peer.id, 0, this.now(), e.peer.rssi);
   }
 

@@ -98,6 +98,79 @@ describe('gateway controls over MQTT (bridge requests) and in Home Assistant', f
       assert.deepEqual(discoveryProblems(rec.messages), []);
     });
   });
+
+  describe('the pairing window (a BLE radio with admission: listed)', () => {
+    // No adapter here: the radio is unsupported, but its admission rule is what offers the window.
+    const BLE = { id: 'ble0', kind: 'ble', adapter: 'uart:/dev/clawling-no-such-controller', admission: 'listed', peripheral: { enabled: false } };
+    let gw: Running | undefined;
+    afterEach(async () => {
+      await gw?.stop();
+      gw = undefined;
+    });
+    const start = async (extra: Record<string, unknown> = {}): Promise<Running> => {
+      gw = await startGateway(broker, { gateway: { id: 'gw-ctl', pairing_window_s: 300 }, mqtt: { enabled: true, url: broker.url, base_topic: BASE, ...extra }, radios: [{ id: 'sim0', kind: 'simulated' }, BLE] }, dir);
+      return gw;
+    };
+    const options = (): Array<{ pairing?: string; pairing_until?: string | null }> => rec.json(`${BASE}/bridge/options`);
+
+    it('is a switch in Home Assistant, off by default; a request opens it for the seconds asked and it turns itself off', async () => {
+      await start();
+      const topic = 'homeassistant/device/clawling_gw-ctl/config';
+      await rec.until(() => rec.on(topic).length > 0 && options().length > 0, 5000, 'the gateway device and options');
+      const dev = JSON.parse(rec.on(topic).at(-1)!.payload.toString()) as Discovery;
+      assert.deepEqual(
+        [dev.components.pairing!.platform, dev.components.pairing!.command_topic, dev.components.pairing!.state_topic, dev.components.pairing!.value_template],
+        ['switch', `${BASE}/bridge/request/pairing`, `${BASE}/bridge/options`, '{{ value_json.pairing }}'],
+      );
+      assert.deepEqual(discoveryProblems(rec.messages), []);
+      assert.equal(options().at(-1)!.pairing, 'OFF');
+
+      const t0 = Date.now();
+      await rec.client.publishAsync(`${BASE}/bridge/request/pairing`, JSON.stringify({ value: 2 }), { qos: 1 });
+      await rec.until(() => options().some((o) => o.pairing === 'ON'), 5000, 'the switch on');
+      const on = options().find((o) => o.pairing === 'ON')!;
+      assert.ok(Math.abs(Date.parse(on.pairing_until!) - (t0 + 2000)) < 1500, `until ${on.pairing_until}`);
+      assert.equal((rec.json<{ status: string; data: { pairing: string } }>(`${BASE}/bridge/response/pairing`).at(-1))!.data.pairing, 'ON');
+      await rec.until(() => options().at(-1)!.pairing === 'OFF', 6000, 'the window closed by itself');
+      assert.equal(options().at(-1)!.pairing_until, null);
+    });
+
+    it('refuses a value it cannot read, and changes nothing', async () => {
+      await start();
+      await rec.until(() => options().length > 0, 5000, 'the options');
+      await rec.client.publishAsync(`${BASE}/bridge/request/pairing`, 'maybe', { qos: 1 });
+      await rec.until(() => rec.json(`${BASE}/bridge/response/pairing`).length > 0, 5000, 'the answer');
+      assert.deepEqual(rec.json<{ status: string; code: string }>(`${BASE}/bridge/response/pairing`).map((r) => [r.status, r.code]), [['error', 'BAD_PAIRING_VALUE']]);
+      assert.equal(options().at(-1)!.pairing, 'OFF');
+    });
+
+    it('is neither offered nor carried out when mqtt.send_policy.requests leaves it out', async () => {
+      await start({ send_policy: { requests: ['log_level'] } });
+      const topic = 'homeassistant/device/clawling_gw-ctl/config';
+      await rec.until(() => rec.on(topic).length > 0, 5000, 'the gateway device');
+      const dev = JSON.parse(rec.on(topic).at(-1)!.payload.toString()) as Discovery;
+      assert.equal(dev.components.pairing, undefined);
+      assert.equal(dev.components.log_level!.platform, 'select');
+      await rec.client.publishAsync(`${BASE}/bridge/request/pairing`, 'ON', { qos: 1 });
+      await rec.until(() => rec.json(`${BASE}/bridge/response/pairing`).length > 0, 5000, 'the answer');
+      assert.equal((rec.json<{ code: string }>(`${BASE}/bridge/response/pairing`)[0])!.code, 'SEND_POLICY_REQUEST');
+      assert.equal(options().every((o) => o.pairing !== 'ON'), true);
+    });
+  });
+
+  it('offers no pairing switch when no BLE radio admits listed peers only', async () => {
+    const gw = await startGateway(broker, { gateway: { id: 'gw-ctl' }, mqtt: { enabled: true, url: broker.url, base_topic: BASE } }, dir);
+    try {
+      const topic = 'homeassistant/device/clawling_gw-ctl/config';
+      await rec.until(() => rec.on(topic).length > 0, 5000, 'the gateway device');
+      assert.equal((JSON.parse(rec.on(topic).at(-1)!.payload.toString()) as Discovery).components.pairing, undefined);
+      await rec.client.publishAsync(`${BASE}/bridge/request/pairing`, 'ON', { qos: 1 });
+      await rec.until(() => rec.json(`${BASE}/bridge/response/pairing`).length > 0, 5000, 'the answer');
+      assert.equal((rec.json<{ code: string }>(`${BASE}/bridge/response/pairing`)[0])!.code, 'PAIRING_UNAVAILABLE');
+    } finally {
+      await gw.stop();
+    }
+  });
 });
 
 function e0Level(gw: Running): string {

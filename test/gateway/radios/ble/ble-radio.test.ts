@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRadio, type Radio } from '../../../../gateway/radios';
+import os from 'node:os';
+import path from 'node:path';
+import { createRadio, PeerAdmission, type Radio } from '../../../../gateway/radios';
 import { BleRadio } from '../../../../gateway/radios/ble/ble-radio';
 import { detachNobleSignalHandlers, type NobleLike } from '../../../../gateway/radios/ble/ble-noble';
 import { buildAdvertisement, buildIdentityBlob, identityFromSeed } from '../../../../gateway/radios/mesh-identity';
@@ -246,6 +248,97 @@ describe('gateway/radios BleRadio (noble over a fake binding)', () => {
       await settle(10);
       assert.deepEqual(allowedByAddress.radio.peers().filter((p) => p.connected).map((p) => p.address), [wanted]);
       assert.equal(allowedByAddress.fake.get(id(A)).connected, false, 'A was connected, identified, and let go');
+    });
+  });
+
+  describe('pairing (admission: listed)', () => {
+    let stateDir: string;
+    beforeEach(() => {
+      stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ble-pairing-'));
+    });
+    afterEach(() => fs.rmSync(stateDir, { recursive: true, force: true }));
+
+    function listed(peripherals: FakePeripheralSpec[], clock = new ManualClock()): Setup & { admission: PeerAdmission } {
+      const fake = new FakeNobleBinding('poweredOn');
+      fake.now = () => clock.now();
+      for (const spec of peripherals) fake.add(spec);
+      const logger = new TestLogger();
+      const admission = new PeerAdmission({ stateDir, clock, logger, windowMs: 60_000 });
+      const radio = createRadio(
+        { id: 'ble0', kind: 'ble', admission: 'listed', min_write_gap_ms: 0, discovery_window_ms: 0, reconnect: { initial_ms: 100, max_ms: 5_000 }, peripheral: { enabled: false } },
+        { logger, clock, stateDir, noble: () => nobleOver(fake), random: () => 0, admission },
+      ) as BleRadio;
+      opened.push(radio);
+      return { radio, fake, clock, logger, admission };
+    }
+
+    it('connects nobody while no peer is listed and the window is closed', async () => {
+      const { radio, fake, clock } = listed([A, B]);
+      await radio.open();
+      await clock.tick(20_000);
+      assert.equal(fake.get(id(A)).connectRequests + fake.get(id(B)).connectRequests, 0);
+      assert.equal(radio.peers().filter((p) => p.connected).length, 0);
+    });
+
+    it('admits a peer while the window is open, records its verified address, and takes only it after a restart', async () => {
+      const first = listed([A]);
+      first.admission.open();
+      await first.radio.open();
+      await peerConnected(first.radio, id(A));
+      const address = identityFromSeed(A.address).address;
+      assert.equal(first.admission.isPaired(address), true, 'the verified address is recorded');
+      assert.deepEqual(first.admission.list().map((p) => p.ref), [address, id(A)]);
+      first.admission.close();
+      await first.radio.close();
+
+      // A restart: the same state folder, the window closed; B is new and not admitted.
+      const again = listed([A, B]);
+      await again.radio.open();
+      await peerConnected(again.radio, id(A));
+      await again.clock.tick(20_000);
+      assert.deepEqual(again.radio.peers().filter((p) => p.connected).map((p) => p.address), [address]);
+      assert.ok(again.fake.get(id(B)).connectRequests >= 1, 'an address is listed, so B is identified before it is refused');
+      assert.ok(again.logger.lines.some((l) => l.level === 'warn' && (l.obj as { reason?: string }).reason === 'NOT_ALLOWED'));
+    });
+
+    it('refuses, after the handshake, a peer whose address is not paired when addresses are listed', async () => {
+      const wanted = identityFromSeed(B.address).address;
+      fs.writeFileSync(path.join(stateDir, 'paired-peers.json'), JSON.stringify({ version: 1, peers: [{ ref: wanted, radio: 'ble0', admitted_at: '' }] }));
+      const { radio, fake, clock } = listed([A, B]);
+      await radio.open();
+      await peerConnected(radio, id(B));
+      await clock.tick(1_000);
+      assert.equal(fake.get(id(A)).connected, false, 'A was identified and let go');
+      assert.deepEqual(radio.peers().filter((p) => p.connected).map((p) => p.address), [wanted]);
+    });
+  });
+
+  describe('battery and load from the IDENTITY advertisement', () => {
+    it('reports them at the handshake and again after five minutes when they changed', async () => {
+      const who = identityFromSeed(A.address);
+      const { radio, fake, clock } = setup([{ ...A, identityBlob: buildIdentityBlob(who, buildAdvertisement({ battery: 57, load: 12 })) }]);
+      await radio.open();
+      await peerConnected(radio, id(A));
+      const peer = radio.peers().find((p) => p.id === id(A))!;
+      assert.equal(peer.battery, 57);
+      assert.equal(peer.load, 12);
+      fake.get(id(A)).identityBlob = buildIdentityBlob(who, buildAdvertisement({ battery: 41, load: 200 }));
+      const updated = nextEvent(radio, 'peer', (p) => p.id === id(A) && p.change === 'updated' && p.battery === 41);
+      await clock.tick(5 * 60_000 + 5_000);
+      const p = await updated;
+      assert.equal(p.load, 200);
+    });
+
+    it('leaves out a battery the node does not report, or above 100 %', async () => {
+      const who = identityFromSeed(A.address);
+      const { radio } = setup([{ ...A, identityBlob: buildIdentityBlob(who, buildAdvertisement({ battery: 180 })) }, B]);
+      await radio.open();
+      await peerConnected(radio, id(A));
+      await peerConnected(radio, id(B));
+      for (const p of radio.peers()) {
+        assert.equal(p.battery, undefined);
+        assert.equal(p.load, undefined);
+      }
     });
   });
 
