@@ -135,6 +135,9 @@ export interface GatewaySnapshot {
     key_package?: KeyPackageCapabilities;
     rssi?: number;
     mtu?: number;
+    /** From the peer's signed advertisement (BLE IDENTITY), when it reports them. */
+    battery?: number;
+    load?: number;
   }>;
   mqtt: { enabled: boolean; connected: boolean; protocol_version?: 4 | 5; url?: string; refused?: string };
   /** What `/health` answers (gateway/health.ts), the same everywhere it is shown. */

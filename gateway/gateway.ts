@@ -141,6 +141,11 @@ export class Gateway {
     return this.extensions.find((e) => e.name === name) as T | undefined;
   }
 
+  /** Whether a BLE pairing window is open now. */
+  get pairingOpen(): boolean {
+    return this.admission?.isOpen === true;
+  }
+
   /** The status page URL once started with `http.enabled`. */
   get statusUrl(): string | undefined {
     return this.extension<Extension & { url?: string }>('status-http')?.url;
@@ -310,6 +315,8 @@ export class Gateway {
         ...(n.peer.address !== undefined ? { address: n.peer.address } : {}),
         ...(n.peer.rssi !== undefined ? { rssi: n.peer.rssi } : {}),
         ...(n.peer.mtu !== undefined ? { mtu: n.peer.mtu } : {}),
+        ...(n.peer.battery !== undefined ? { battery: n.peer.battery } : {}),
+        ...(n.peer.load !== undefined ? { load: n.peer.load } : {}),
       })),
       mqtt,
       health: { status: health.status, causes: health.causes },

@@ -107,6 +107,8 @@ export interface ResolvedSimulatedPeer {
   wireVersions: number[];
   mtu?: number;
   rssi?: number;
+  battery?: number;
+  load?: number;
   autoAck: boolean;
   talk?: { everyMs: number; recipient?: string; appId?: string; text?: string };
 }
@@ -285,6 +287,8 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         }
         if (peer.mtu !== undefined) out.mtu = int(`${at}.mtu`, peer.mtu, SETTINGS.simulatedPeer.mtu);
         if (peer.rssi !== undefined) out.rssi = int(`${at}.rssi`, peer.rssi, SETTINGS.simulatedPeer.rssi);
+        if (peer.battery !== undefined) out.battery = int(`${at}.battery`, peer.battery, SETTINGS.simulatedPeer.battery);
+        if (peer.load !== undefined) out.load = int(`${at}.load`, peer.load, SETTINGS.simulatedPeer.load);
         if (peer.talk !== undefined) {
           const talk = peer.talk;
           if (typeof talk !== 'object' || talk === null) bad(`${at}.talk`, 'must be an object');

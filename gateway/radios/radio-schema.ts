@@ -86,6 +86,8 @@ export const SETTINGS = {
   simulatedPeer: {
     mtu: int(23, 517),
     rssi: int(-127, 20),
+    battery: int(0, 100, undefined, 'Battery % its advertisement reports (as a BLE node in its IDENTITY); default none.'),
+    load: int(0, 254, undefined, 'Load its advertisement reports (0–254); default none.'),
     auto_ack: bool(true, 'Answer every frame addressed to it that requires an ACK.'),
   },
   talk: {

@@ -67,6 +67,9 @@ export class VirtualPeer extends TypedEmitter<VirtualPeerEvents> {
   wireVersions: number[];
   mtu: number | undefined;
   rssi: number | undefined;
+  /** What its advertisement would report (a BLE node's IDENTITY); undefined: none. */
+  battery: number | undefined;
+  load: number | undefined;
   #autoAck: boolean;
   #inRange = false;
   #paused: Array<() => void> | undefined;
@@ -87,6 +90,8 @@ export class VirtualPeer extends TypedEmitter<VirtualPeerEvents> {
     this.wireVersions = [...config.wireVersions];
     this.mtu = config.mtu;
     this.rssi = config.rssi;
+    this.battery = config.battery;
+    this.load = config.load;
     this.#autoAck = config.autoAck;
     this.#talk = config.talk;
     this.#link = link;
@@ -361,6 +366,8 @@ export class SimulatedRadio extends RadioBase {
     const info: Omit<RadioPeer, 'connected' | 'queued'> = { id: peer.id, address: peer.address, wireVersions: [...peer.wireVersions] };
     if (peer.mtu !== undefined) info.mtu = peer.mtu;
     if (peer.rssi !== undefined) info.rssi = peer.rssi;
+    if (peer.battery !== undefined) info.battery = peer.battery;
+    if (peer.load !== undefined) info.load = peer.load;
     this.peerUp(info);
   }
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import mqtt from 'mqtt';
 import type { VirtualPeer } from '../../../gateway/radios';
 import { Recorder, eventually } from '../../gateway/support/broker';
-import { startGateway, tempDir, type Running } from '../../gateway/support/gateway';
+import { startGateway, tempDir, TWO_RADIOS, type Running } from '../../gateway/support/gateway';
 import { freePort, mosquittoBinary, waitForPort } from './mosquitto';
 
 const EXAMPLES = path.resolve(__dirname, '../../../../docs/examples/mosquitto');
@@ -84,7 +84,12 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
       fs.writeFileSync(passwordFile, `${PASSWORDS['clawling-gw']}\n`, { mode: 0o600 });
       gw = await startGateway(
         undefined,
-        { gateway: { id: 'pi-kitchen' }, mqtt: { enabled: true, url: broker.url, username: 'clawling-gw', password_file: passwordFile, reconnect_min_ms: 200, site: { id: 'home' } } },
+        {
+          gateway: { id: 'pi-kitchen' },
+          mqtt: { enabled: true, url: broker.url, username: 'clawling-gw', password_file: passwordFile, reconnect_min_ms: 200, site: { id: 'home' } },
+          // A BLE radio that admits listed peers only offers the pairing window (no controller here: it stays unsupported).
+          radios: [...TWO_RADIOS, { id: 'ble0', kind: 'ble', adapter: 'uart:/dev/clawling-no-such-controller', admission: 'listed', peripheral: { enabled: false } }],
+        },
         tempDir('mq-acl-gw-'),
       );
       await eventually(() => gw.gateway.mqtt?.connected === true, 10000, `the gateway connected\n${broker.log()}`);
@@ -146,6 +151,23 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
       assert.deepEqual(ha.json(`${BASE}/bridge/response/log_level`), [{ status: 'ok', data: { log_level: wanted } }]);
       assert.deepEqual(ha.json(`${BASE}/bridge/response/restart`), []);
       assert.equal(gw.gateway.mqtt?.connected, true);
+    });
+
+    it('opens the pairing window for Home Assistant only: the flow and an intruder admit nothing', async () => {
+      const ha = await recorder('homeassistant', [`${BASE}/bridge/#`]);
+      const flow = await recorder('nodered', [`${BASE}/bridge/#`]);
+      const intruder = await recorder('intruder', ['clawling/#']);
+      const options = (): Array<{ pairing?: string }> => ha.json(`${BASE}/bridge/options`);
+      await ha.until(() => options().at(-1)?.pairing === 'OFF', 5000, 'the switch off');
+      assert.deepEqual([await publishCode(flow, `${BASE}/bridge/request/pairing`, 'ON'), await publishCode(intruder, `${BASE}/bridge/request/pairing`, 'ON')], [135, 135]);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(gw.gateway.pairingOpen, false, 'a refused request opened nothing');
+      assert.equal(await publishCode(ha, `${BASE}/bridge/request/pairing`, 'ON'), 0);
+      await ha.until(() => options().at(-1)?.pairing === 'ON', 5000, 'the switch on');
+      assert.equal(gw.gateway.pairingOpen, true);
+      assert.equal(await publishCode(ha, `${BASE}/bridge/request/pairing`, 'OFF'), 0);
+      await ha.until(() => options().at(-1)?.pairing === 'OFF', 5000, 'the switch off again');
+      assert.deepEqual(ha.json<{ status: string }>(`${BASE}/bridge/response/pairing`).map((r) => r.status), ['ok', 'ok'], 'two answers: the refused requests never arrived');
     });
 
     it('refuses a login without rights on the send topic, and the flow everywhere else: nothing of theirs reaches the mesh', async () => {
