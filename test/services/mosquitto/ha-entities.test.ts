@@ -125,6 +125,42 @@ describe('Home Assistant entities on a real Mosquitto', function () {
     await rec.until(() => rec.on(gatewayTopic).length > before[0]! && rec.on(nodeTopic).length > before[1]!, 5000, 'both announced again');
   });
 
+  it('publishes a last message cut across an emoji as well-formed UTF-8 (the §1 defect)', async () => {
+    const alice = gw.peer('sim0', 'alice');
+    // The old cut, slice(0, 254), split this emoji's surrogate pair.
+    const m = message(alice, gw.gateway.info.address, `${'a'.repeat(253)}😀 and more`);
+    await alice.send(m);
+    const states = (): Array<{ last_message: { id: string; content: string } | null }> => rec.json(`clawling/nodes/${alice.address}/state`);
+    await rec.until(() => states().some((x) => x.last_message?.id === m.id.toString()), 5000, 'the state with the long text');
+    const raw = rec.on(`clawling/nodes/${alice.address}/state`).at(-1)!.payload;
+    assert.equal(Buffer.from(raw.toString('utf8'), 'utf8').equals(Buffer.from(raw)), true, 'valid UTF-8 on the wire');
+    const content = states().at(-1)!.last_message!.content;
+    assert.doesNotMatch(content, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/, 'no lone surrogate');
+    assert.ok(content.length <= 255 && content.startsWith('a'.repeat(253)));
+  });
+
+  it('answers /health 503 MQTT_REFUSED at once when Mosquitto refuses the credentials (the §1 defect)', async () => {
+    const wrong = path.join(dir, 'wrong-password');
+    fs.writeFileSync(wrong, 'not the password\n', { mode: 0o600 });
+    const refused = await startGateway(undefined, { gateway: { id: 'gw-refused' }, mqtt: { enabled: true, url: mq.url, username: USER, password_file: wrong, reconnect_min_ms: 200 } }, tempDir('ha-entities-refused-'));
+    try {
+      const url = `${refused.gateway.statusUrl!}/health`;
+      // Well inside http.health_mqtt_down_ms (60 s): a refusal is not waited out as an outage would be.
+      const deadline = Date.now() + 5000;
+      let last: { code: number; body: { causes?: Array<{ code: string }> } } | undefined;
+      for (;;) {
+        const res = await fetch(url);
+        last = { code: res.status, body: (await res.json()) as { causes?: Array<{ code: string }> } };
+        if (last.code === 503 && last.body.causes?.some((c) => c.code === 'MQTT_REFUSED') === true) break;
+        assert.ok(Date.now() < deadline, `no 503 MQTT_REFUSED within 5 s; last: ${JSON.stringify(last)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await refused.stop();
+      fs.rmSync(refused.dir, { recursive: true, force: true });
+    }
+  });
+
   it('broke no discovery rule in any message of this suite', () => {
     assert.ok(rec.messages.some((m) => m.topic.startsWith('homeassistant/device/')));
     assert.deepEqual(discoveryProblems(rec.messages), []);
