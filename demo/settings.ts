@@ -75,7 +75,7 @@ const SIMULATED_RADIOS = [
     latency_ms: 5,
     peers: [
       { id: 'kitchen', wire_versions: [1], rssi: -58 },
-      { id: 'porch', wire_versions: [], rssi: -77 },
+      { id: 'porch', wire_versions: [], rssi: -77, battery: 87, load: 12 },
     ],
   },
   { id: 'sim1', kind: 'simulated', latency_ms: 5, peers: [{ id: 'garden', wire_versions: [1], rssi: -66 }] },
