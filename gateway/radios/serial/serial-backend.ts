@@ -5,8 +5,13 @@
  * every Node-RED node importing lib/) fail on a host without its prebuild. It is loaded on the first serial radio
  * only, and a missing package becomes state `unsupported` with the install hint. Tests pass `SerialPortMock`
  * (the same stream class over `@serialport/binding-mock`) through the same interface.
+ *
+ * Two routes to an open line, chosen by the radio's `io` setting: serialport's own stream (`createPort`), and the
+ * fd route (`createFdPort`, fd-serial-port.ts: serialport configures, a libuv stream reads and writes). A backend
+ * without the fd route (Windows, where the binding has no fd; the mock) leaves `createFdPort` out.
  */
 import { wakeAfterPollerEvents } from '../serialport-wakeup';
+import { FdSerialPort, type BindingOpener } from './fd-serial-port';
 import { packageHint } from '../package-hint';
 import { RadioError } from '../radio';
 
@@ -35,6 +40,8 @@ export interface SerialPortLike {
 export interface SerialBackend {
   /** A port object, not yet open. */
   createPort(options: { path: string; baudRate: number }): SerialPortLike;
+  /** A port on the fd route, not yet open; its `open` fails with `RadioError` `UNSUPPORTED` where the route cannot serve. */
+  createFdPort?(options: { path: string; baudRate: number }): SerialPortLike;
   /** The ports the platform lists; may reject (Linux: when `udevadm` is missing). */
   list(): Promise<SerialPortInfo[]>;
 }
@@ -42,6 +49,7 @@ export interface SerialBackend {
 interface SerialPortModule {
   SerialPort: (new (options: { path: string; baudRate: number; autoOpen: boolean }) => SerialPortLike) & {
     list(): Promise<SerialPortInfo[]>;
+    readonly binding: BindingOpener;
   };
 }
 
@@ -59,11 +67,13 @@ export function loadSerialBackend(): SerialBackend {
       { cause: err },
     );
   }
-  // Node 26 leaves serialport's reads hanging on a quiet line without it (serialport-wakeup.ts).
+  // Node 26 leaves serialport's reads hanging on a quiet line without it (serialport-wakeup.ts); the fd route does
+  // not need it, the serialport route still does.
   wakeAfterPollerEvents();
   const { SerialPort } = mod;
   return {
     createPort: ({ path, baudRate }) => new SerialPort({ path, baudRate, autoOpen: false }),
+    ...(process.platform !== 'win32' ? { createFdPort: ({ path, baudRate }) => new FdSerialPort({ path, baudRate, binding: SerialPort.binding }) } : {}),
     list: () => SerialPort.list(),
   };
 }
