@@ -70,6 +70,8 @@ export interface SerialPathFigures {
   usPerMessage: number;
   rate: number;
   queueFull: number;
+  /** ACKs the router dropped: refused by a full queue through all its retries (what a "stall" is, when it is). */
+  gaveUp: number;
 }
 
 export interface SerialBenchFigures {
@@ -169,7 +171,11 @@ function figures(mode: Mode, messages: number, acks: number, before: GwStats, af
   const queueFull = (s: GwStats): number => s.radios.reduce((n, r) => n + (r.counters?.queueFull ?? 0), 0);
   const systemSeconds = (after.cpuSystemUs - before.cpuSystemUs) / 1e6;
   const cpuPer1000 = (cpuSeconds * 1000) / Math.max(1, acks);
-  return { mode, messages, acks, cpuSeconds, systemSeconds, cpuPer1000, usPerMessage: cpuPer1000 * 1000, rate: acks / elapsedS, queueFull: queueFull(after) - queueFull(before) };
+  const gaveUp = (st: GwStats): number => {
+    const errors = st.metrics?.clawling_gateway_radio_send_errors_total;
+    return typeof errors === 'object' ? Object.entries(errors).reduce((n, [labels, v]) => n + (labels.includes('QUEUE_FULL') ? v : 0), 0) : 0;
+  };
+  return { mode, messages, acks, cpuSeconds, systemSeconds, cpuPer1000, usPerMessage: cpuPer1000 * 1000, rate: acks / elapsedS, queueFull: queueFull(after) - queueFull(before), gaveUp: gaveUp(after) - gaveUp(before) };
 }
 
 /**
@@ -397,7 +403,11 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
     for (const io of routes) for (const [i, f] of serial[io]!.entries()) print(row(`serial on a pty (io: ${io})`, f, simulated[i]));
     const all: Array<[string, SerialPathFigures]> = [...simulated.map((f) => ['simulated', f] as [string, SerialPathFigures]), ...routes.flatMap((io) => serial[io]!.map((f) => [`serial ${io}`, f] as [string, SerialPathFigures]))];
     for (const [label, f] of all) {
-      if (f.acks < f.messages) print(`  ${label} ${modeLabel(f.mode)}: STALLED, ${f.messages - f.acks} ACKs never arrived (no ACK for ${STALL_MS / 1000} s); figures per ACK that arrived`);
+      if (f.acks < f.messages) {
+        print(
+          `  ${label} ${modeLabel(f.mode)}: STALLED, ${f.messages - f.acks} ACKs never arrived (no ACK for ${STALL_MS / 1000} s), ${f.gaveUp} of them refused by a full queue through all the router's retries; figures per ACK that arrived`,
+        );
+      }
     }
     for (const io of routes) {
       const figs = serial[io]!;

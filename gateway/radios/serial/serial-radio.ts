@@ -108,9 +108,9 @@ export class SerialRadio extends RadioBase {
   }
 
   /**
-   * The frames that queued behind the last write (a burst of ACKs) go out as one port write and one drain: each
-   * write and drain is a round trip through libuv's thread pool, which per frame cost more than the frame itself.
-   * A frame the framing refuses (above the device's HELLO `max_frame`) fails alone; the others are written.
+   * The frames that queued behind the last write (a burst of ACKs) go out as one port write and one drain: one
+   * system call on the fd route, and on serialport's route one write and one drain instead of a thread-pool round
+   * trip each per frame. A frame the framing refuses (above the device's HELLO `max_frame`) fails alone.
    */
   protected override async writeFrames(_peerId: string, frames: Uint8Array[]): Promise<unknown[]> {
     const max = this.#maxPayload();
@@ -315,8 +315,8 @@ export class SerialRadio extends RadioBase {
       return Promise.reject(new RadioError('PEER_LOST', `serial port of radio ${this.id} is not open`, { radioId: this.id }));
     }
     return new Promise<void>((resolve, reject) => {
-      // The write callback fires once the binding has taken these bytes (a frame queued behind another has not);
-      // drain then waits for the OS to transmit them: that is "written" for a serial line.
+      // The write callback fires once the port has taken these bytes (a frame queued behind another has not); drain
+      // then waits until the OS has them (fd route: the kernel's buffer; serialport's: transmitted, `tcdrain`).
       port.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (err) => {
         if (err) reject(err);
         else port.drain((drainErr) => (drainErr ? reject(drainErr) : resolve()));
