@@ -47,6 +47,11 @@ export class FdSerialPort extends EventEmitter {
   #closed: Promise<void> | undefined;
   /** Why the stream closed, when it was not us. */
   #lost: Error | undefined;
+  /** What `enqueue` was given since the last flush, and who waits for the stream to drain. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #flushing = false;
+  #drainWaiters: Array<(err: Error | null) => void> = [];
 
   constructor(options: { path: string; baudRate: number; binding: BindingOpener }) {
     super();
@@ -78,12 +83,13 @@ export class FdSerialPort extends EventEmitter {
       // libuv reopened the device and works on its own fd; the same number means it could not, and writes would block.
       if (handleFd(stream) === fd) {
         stream.destroy();
+        fd = undefined; // the handle's now: it closes it
         throw unavailable(this.#path, 'libuv could not reopen the device for non-blocking writes');
       }
       this.#fd = fd;
       this.#stream = stream;
     } catch (err) {
-      if (fd !== undefined && this.#stream === undefined) fs.close(fd, () => undefined);
+      if (fd !== undefined && this.#stream === undefined) await new Promise<void>((resolve) => fs.close(fd!, () => resolve()));
       this.#opened = undefined;
       await opened.close().catch(() => undefined);
       throw err;
@@ -98,6 +104,7 @@ export class FdSerialPort extends EventEmitter {
     // The far end hung up: reads give end-of-file.
     stream.on('end', () => stream.destroy());
     stream.on('close', () => {
+      this.#settleWaiters(this.#lost ?? new Error(`${this.#path} closed`));
       void this.#release().then(() => {
         if (this.#closing) return;
         const err: CloseError = Object.assign(this.#lost ?? new Error(`${this.#path} hung up`), { disconnected: true });
@@ -114,6 +121,49 @@ export class FdSerialPort extends EventEmitter {
       return false;
     }
     return stream.write(data, callback);
+  }
+
+  /**
+   * Hands bytes to the line; what is handed over in one turn of the event loop leaves in one write. An ACK burst
+   * otherwise reaches the port as its first frame alone and then the rest (the radio's queue hands over what waited
+   * behind a write once it is done): two TTY writes, each about 20 µs of kernel time on a pty. Resolves at once
+   * while the stream holds less than its high-water mark (64 KiB), else once it has drained: a device that stops
+   * reading still pushes back on the radio's queue. Bytes handed over that the line then cannot take are lost with
+   * the port, as those in the kernel's buffer are.
+   */
+  enqueue(data: Buffer): Promise<void> {
+    const stream = this.#stream;
+    if (stream === undefined || stream.destroyed || this.#closing) return Promise.reject(new Error(`${this.#path} is not open`));
+    this.#pending.push(data);
+    this.#pendingBytes += data.length;
+    if (!this.#flushing) {
+      this.#flushing = true;
+      setImmediate(() => this.#flush());
+    }
+    if (stream.writableLength + this.#pendingBytes < stream.writableHighWaterMark) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#drainWaiters.push((err) => (err ? reject(err) : resolve())));
+  }
+
+  #flush(): void {
+    this.#flushing = false;
+    const chunks = this.#pending;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    const stream = this.#stream;
+    if (stream === undefined || stream.destroyed) {
+      this.#settleWaiters(new Error(`${this.#path} is not open`));
+      return;
+    }
+    const room = stream.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    if (this.#drainWaiters.length === 0) return;
+    if (room) this.#settleWaiters(null);
+    else stream.once('drain', () => this.#settleWaiters(null));
+  }
+
+  #settleWaiters(err: Error | null): void {
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const settle of waiters) settle(err);
   }
 
   /**

@@ -31,6 +31,11 @@ export interface SerialPortLike {
   close(callback?: (err: Error | null) => void): void;
   write(data: Buffer, callback?: (err: Error | null | undefined) => void): boolean;
   drain(callback: (err: Error | null) => void): void;
+  /**
+   * The fd route's write (fd-serial-port.ts): resolves once the port has taken the bytes within its buffer, and
+   * writes what one turn of the event loop handed over at once. Without it the radio writes and drains.
+   */
+  enqueue?(data: Buffer): Promise<void>;
   on(event: 'data', listener: (chunk: Buffer) => void): this;
   on(event: 'close', listener: (err?: (Error & { disconnected?: boolean }) | null) => void): this;
   on(event: 'error', listener: (err: Error) => void): this;

@@ -108,9 +108,9 @@ export class SerialRadio extends RadioBase {
   }
 
   /**
-   * The frames that queued behind the last write (a burst of ACKs) go out as one port write and one drain: one
-   * system call on the fd route, and on serialport's route one write and one drain instead of a thread-pool round
-   * trip each per frame. A frame the framing refuses (above the device's HELLO `max_frame`) fails alone.
+   * The frames that queued behind the last write (a burst of ACKs) go out as one port write: on serialport's route
+   * one write and one drain instead of a thread-pool round trip each per frame (the fd route joins them with the
+   * first frame too). A frame the framing refuses (above the device's HELLO `max_frame`) fails alone.
    */
   protected override async writeFrames(_peerId: string, frames: Uint8Array[]): Promise<unknown[]> {
     const max = this.#maxPayload();
@@ -314,10 +314,12 @@ export class SerialRadio extends RadioBase {
     if (port === undefined || !port.isOpen) {
       return Promise.reject(new RadioError('PEER_LOST', `serial port of radio ${this.id} is not open`, { radioId: this.id }));
     }
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (port.enqueue !== undefined) return port.enqueue(data);
     return new Promise<void>((resolve, reject) => {
-      // The write callback fires once the port has taken these bytes (a frame queued behind another has not); drain
-      // then waits until the OS has them (fd route: the kernel's buffer; serialport's: transmitted, `tcdrain`).
-      port.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (err) => {
+      // The write callback fires once the binding has taken these bytes (a frame queued behind another has not);
+      // drain then waits for the OS to transmit them (`tcdrain`).
+      port.write(data, (err) => {
         if (err) reject(err);
         else port.drain((drainErr) => (drainErr ? reject(drainErr) : resolve()));
       });

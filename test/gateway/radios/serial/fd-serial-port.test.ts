@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import tty from 'node:tty';
 import { SerialPort } from 'serialport';
 import { PtyLink } from '../../../../devble/pty';
 import { RadioError } from '../../../../gateway/radios/radio';
@@ -62,6 +63,66 @@ describe('gateway/radios/serial FdSerialPort (real pty)', function () {
     await new Promise<void>((resolve, reject) => port!.drain((err) => (err ? reject(err) : resolve())));
     await eventually(() => Buffer.concat(atMaster).length >= payload.length, 10_000, 'the bytes at the master');
     assert.ok(Buffer.concat(atMaster).equals(payload));
+  });
+
+  it('enqueue: what one loop turn hands over leaves in one write, in order, each resolving', async () => {
+    port = new FdSerialPort({ path: pty.path, baudRate: 115200, binding });
+    assert.equal(await opened(port), null);
+    const atMaster: Buffer[] = [];
+    pty.on('data', (c) => atMaster.push(c));
+    const write = tty.ReadStream.prototype.write;
+    let writes = 0;
+    tty.ReadStream.prototype.write = function (this: tty.ReadStream, ...args: unknown[]) {
+      writes += 1;
+      return (write as (...a: unknown[]) => boolean).apply(this, args);
+    } as typeof write;
+    try {
+      const frames = Array.from({ length: 50 }, (_, i) => Buffer.from(`frame ${i};`));
+      await Promise.all(frames.map((f) => port!.enqueue(f)));
+      await eventually(() => Buffer.concat(atMaster).length >= Buffer.concat(frames).length, 10_000, 'the frames at the master');
+      assert.equal(writes, 1);
+      assert.deepEqual(Buffer.concat(atMaster), Buffer.concat(frames));
+    } finally {
+      tty.ReadStream.prototype.write = write;
+    }
+  });
+
+  it('enqueue: past 64 KiB waiting, resolves only once a device that stopped reading reads again', async () => {
+    port = new FdSerialPort({ path: pty.path, baudRate: 115200, binding });
+    assert.equal(await opened(port), null);
+    let atMaster = 0;
+    pty.on('data', (c) => {
+      atMaster += c.length;
+    });
+    pty.hold();
+    try {
+      const chunk = Buffer.alloc(16 * 1024, 0x33);
+      let sent = 0;
+      let waiting: Promise<void> | undefined;
+      // Fill the kernel's buffer and then the stream's, one loop turn at a time, until a write has to wait.
+      while (waiting === undefined) {
+        let resolved = false;
+        const p = port.enqueue(chunk).then(() => {
+          resolved = true;
+        });
+        sent += chunk.length;
+        await new Promise((r) => setImmediate(r));
+        await new Promise((r) => setImmediate(r));
+        if (!resolved) waiting = p;
+      }
+      let done = false;
+      void waiting.then(() => {
+        done = true;
+      });
+      await new Promise((r) => setImmediate(r));
+      assert.equal(done, false);
+      pty.release();
+      await waiting;
+      await eventually(() => atMaster >= sent, 10_000, 'every byte at the master');
+      assert.equal(atMaster, sent);
+    } finally {
+      pty.release();
+    }
   });
 
   it("keeps serialport's lock while open (a second open of the device is refused) and closes every fd it opened", async () => {
