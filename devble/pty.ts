@@ -116,11 +116,24 @@ export class PtyLink extends EventEmitter<PtyEvents> {
     if (!this.closed) this.child.stdin.write(data);
   }
 
+  /**
+   * Stops the relay (SIGSTOP): nothing is read off the master any more, so the slave's output fills and the host's
+   * writes meet EAGAIN, as with a device that stops reading. `release()` lets it run again.
+   */
+  hold(): void {
+    if (!this.closed) this.child.kill('SIGSTOP');
+  }
+
+  release(): void {
+    if (!this.closed) this.child.kill('SIGCONT');
+  }
+
   /** Ends the relay (closing both sides of the pty); resolves once it has exited. */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       this.child.once('exit', () => resolve());
+      this.release();
       this.child.stdin.end();
       setTimeout(() => {
         if (!this.closed) this.child.kill('SIGKILL');

@@ -99,7 +99,11 @@ export interface ResolvedSerialConfig extends ResolvedCommon {
   peerId?: string;
   wireVersions: number[];
   keepaliveMs: number;
+  /** The read/write route (serial/serial-backend.ts). */
+  io: SerialIo;
 }
+
+export type SerialIo = 'auto' | 'fd' | 'serialport';
 
 export interface ResolvedSimulatedPeer {
   id: string;
@@ -242,7 +246,9 @@ export function resolveRadioConfig(config: RadioConfig, path = 'radio'): Resolve
         maxFrameBytes: int('max_frame_bytes', config.max_frame_bytes, SETTINGS.serial.max_frame_bytes),
         wireVersions: versions('wire_versions', config.wire_versions, []),
         keepaliveMs: int('keepalive_ms', config.keepalive_ms, SETTINGS.serial.keepalive_ms),
+        io: config.io ?? SETTINGS.serial.io.default,
       };
+      if (!SETTINGS.serial.io.enum.includes(resolved.io)) bad('io', 'must be auto, fd or serialport');
       if (config.match !== undefined) {
         if (typeof config.match !== 'object' || config.match === null) bad('match', 'must be an object');
         const keys = Object.keys(config.match);

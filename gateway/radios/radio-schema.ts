@@ -78,6 +78,11 @@ export const SETTINGS = {
     baud_rate: int(50, 16_000_000, 115_200),
     max_frame_bytes: int(16, 1_048_576, 1_048_576, 'The largest payload accepted or sent.'),
     keepalive_ms: int(0, 3_600_000, 0, 'Send PING this often; 0 = presence follows the port.'),
+    io: {
+      enum: ['auto', 'fd', 'serialport'],
+      default: 'auto',
+      description: "How the open line is read and written: fd (a libuv stream on the event loop), serialport (serialport's own stream, through the thread pool), auto (fd where the device allows it, else serialport).",
+    },
   },
   simulated: {
     fragment: bool(true, 'Frames cross the virtual link as BLE fragments.'),

@@ -5,8 +5,13 @@
  * every Node-RED node importing lib/) fail on a host without its prebuild. It is loaded on the first serial radio
  * only, and a missing package becomes state `unsupported` with the install hint. Tests pass `SerialPortMock`
  * (the same stream class over `@serialport/binding-mock`) through the same interface.
+ *
+ * Two routes to an open line, chosen by the radio's `io` setting: serialport's own stream (`createPort`), and the
+ * fd route (`createFdPort`, fd-serial-port.ts: serialport configures, a libuv stream reads and writes). A backend
+ * without the fd route (Windows, where the binding has no fd; the mock) leaves `createFdPort` out.
  */
 import { wakeAfterPollerEvents } from '../serialport-wakeup';
+import { FdSerialPort, type BindingOpener } from './fd-serial-port';
 import { packageHint } from '../package-hint';
 import { RadioError } from '../radio';
 
@@ -26,6 +31,11 @@ export interface SerialPortLike {
   close(callback?: (err: Error | null) => void): void;
   write(data: Buffer, callback?: (err: Error | null | undefined) => void): boolean;
   drain(callback: (err: Error | null) => void): void;
+  /**
+   * The fd route's write (fd-serial-port.ts): resolves once the port has taken the bytes within its buffer, and
+   * writes what one turn of the event loop handed over at once. Without it the radio writes and drains.
+   */
+  enqueue?(data: Buffer): Promise<void>;
   on(event: 'data', listener: (chunk: Buffer) => void): this;
   on(event: 'close', listener: (err?: (Error & { disconnected?: boolean }) | null) => void): this;
   on(event: 'error', listener: (err: Error) => void): this;
@@ -35,6 +45,8 @@ export interface SerialPortLike {
 export interface SerialBackend {
   /** A port object, not yet open. */
   createPort(options: { path: string; baudRate: number }): SerialPortLike;
+  /** A port on the fd route, not yet open; its `open` fails with `RadioError` `UNSUPPORTED` where the route cannot serve. */
+  createFdPort?(options: { path: string; baudRate: number }): SerialPortLike;
   /** The ports the platform lists; may reject (Linux: when `udevadm` is missing). */
   list(): Promise<SerialPortInfo[]>;
 }
@@ -42,6 +54,7 @@ export interface SerialBackend {
 interface SerialPortModule {
   SerialPort: (new (options: { path: string; baudRate: number; autoOpen: boolean }) => SerialPortLike) & {
     list(): Promise<SerialPortInfo[]>;
+    readonly binding: BindingOpener;
   };
 }
 
@@ -59,11 +72,13 @@ export function loadSerialBackend(): SerialBackend {
       { cause: err },
     );
   }
-  // Node 26 leaves serialport's reads hanging on a quiet line without it (serialport-wakeup.ts).
+  // Node 26 leaves serialport's reads hanging on a quiet line without it (serialport-wakeup.ts); the fd route does
+  // not need it, the serialport route still does.
   wakeAfterPollerEvents();
   const { SerialPort } = mod;
   return {
     createPort: ({ path, baudRate }) => new SerialPort({ path, baudRate, autoOpen: false }),
+    ...(process.platform !== 'win32' ? { createFdPort: ({ path, baudRate }) => new FdSerialPort({ path, baudRate, binding: SerialPort.binding }) } : {}),
     list: () => SerialPort.list(),
   };
 }

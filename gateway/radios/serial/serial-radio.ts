@@ -50,6 +50,7 @@ export class SerialRadio extends RadioBase {
   #lastHeardAt = 0;
   #peerMaxFrame: number | undefined;
   #stopping = false;
+  #route: 'fd' | 'serialport' | undefined;
 
   constructor(config: ResolvedSerialConfig, base: RadioBaseOptions, deps: SerialRadioDeps = {}) {
     super(config.id, 'serial', base);
@@ -65,6 +66,11 @@ export class SerialRadio extends RadioBase {
   /** The link id of the device at the other end. */
   get peerId(): string {
     return this.#config.peerId ?? (this.#config.path !== undefined ? `serial:${this.#config.path}` : `serial:${this.id}`);
+  }
+
+  /** The route the open port reads and writes by (`io`), once open. */
+  get route(): 'fd' | 'serialport' | undefined {
+    return this.#route;
   }
 
   /** The device path currently in use (resolved from `match` when configured so). */
@@ -102,9 +108,9 @@ export class SerialRadio extends RadioBase {
   }
 
   /**
-   * The frames that queued behind the last write (a burst of ACKs) go out as one port write and one drain: each
-   * write and drain is a round trip through libuv's thread pool, which per frame cost more than the frame itself.
-   * A frame the framing refuses (above the device's HELLO `max_frame`) fails alone; the others are written.
+   * The frames that queued behind the last write (a burst of ACKs) go out as one port write: on serialport's route
+   * one write and one drain instead of a thread-pool round trip each per frame (the fd route joins them with the
+   * first frame too). A frame the framing refuses (above the device's HELLO `max_frame`) fails alone.
    */
   protected override async writeFrames(_peerId: string, frames: Uint8Array[]): Promise<unknown[]> {
     const max = this.#maxPayload();
@@ -130,16 +136,16 @@ export class SerialRadio extends RadioBase {
       return;
     }
     const path = resolved;
-    const port = this.#backend!.createPort({ path, baudRate: this.#config.baudRate });
-    const opened = await new Promise<Error | null>((resolve) => port.open((err) => resolve(err)));
+    const attempt = await this.#openPort(path);
     if (this.#stopping) {
-      if (opened === null) port.close();
+      if (attempt.port !== undefined) attempt.port.close();
       return;
     }
-    if (opened !== null) {
-      this.#scheduleReopen(`cannot open ${path}: ${opened.message}`);
+    if (attempt.port === undefined) {
+      this.#scheduleReopen(`cannot open ${path}: ${attempt.error.message}`);
       return;
     }
+    const { port } = attempt;
     this.#port = port;
     this.#path = path;
     this.#deframer.reset();
@@ -148,7 +154,7 @@ export class SerialRadio extends RadioBase {
     port.on('data', (chunk) => this.#onData(chunk));
     port.on('error', (err) => this.log.warn({ radio: this.id, path, err: err.message }, 'serial port error'));
     port.on('close', (err) => this.#onClose(port, err));
-    this.log.info({ radio: this.id, path }, 'serial port open');
+    this.log.info({ radio: this.id, path, io: this.#route }, 'serial port open');
     this.setState('ready', path);
     this.#sendHello();
     if (this.#config.keepaliveMs > 0) {
@@ -157,6 +163,34 @@ export class SerialRadio extends RadioBase {
     } else {
       this.#peerIsUp();
     }
+  }
+
+  /**
+   * Opens `path` on the route `io` asks for. `auto` takes the fd route and falls back to serialport's stream only
+   * when the route itself cannot serve this device (`UNSUPPORTED`): a missing or busy device fails either way.
+   */
+  async #openPort(path: string): Promise<{ port: SerialPortLike; error?: undefined } | { port?: undefined; error: Error }> {
+    const backend = this.#backend!;
+    const options = { path, baudRate: this.#config.baudRate };
+    const { io } = this.#config;
+    if (io === 'fd' && backend.createFdPort === undefined) {
+      return { error: new RadioError('UNSUPPORTED', 'io: fd is not available on this platform', { path, route: 'fd' }) };
+    }
+    if (io !== 'serialport' && backend.createFdPort !== undefined) {
+      const port = backend.createFdPort(options);
+      const err = await opening(port);
+      if (err === null) {
+        this.#route = 'fd';
+        return { port };
+      }
+      if (io === 'fd' || !(err instanceof RadioError && err.code === 'UNSUPPORTED')) return { error: err };
+      this.log.warn({ radio: this.id, path, err: err.message }, 'serial fd route unavailable; using serialport stream');
+    }
+    const port = backend.createPort(options);
+    const err = await opening(port);
+    if (err !== null) return { error: err };
+    this.#route = 'serialport';
+    return { port };
   }
 
   async #resolvePath(): Promise<string | { problem: string }> {
@@ -280,10 +314,12 @@ export class SerialRadio extends RadioBase {
     if (port === undefined || !port.isOpen) {
       return Promise.reject(new RadioError('PEER_LOST', `serial port of radio ${this.id} is not open`, { radioId: this.id }));
     }
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (port.enqueue !== undefined) return port.enqueue(data);
     return new Promise<void>((resolve, reject) => {
       // The write callback fires once the binding has taken these bytes (a frame queued behind another has not);
-      // drain then waits for the OS to transmit them: that is "written" for a serial line.
-      port.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (err) => {
+      // drain then waits for the OS to transmit them (`tcdrain`).
+      port.write(data, (err) => {
         if (err) reject(err);
         else port.drain((drainErr) => (drainErr ? reject(drainErr) : resolve()));
       });
@@ -300,6 +336,10 @@ export class SerialRadio extends RadioBase {
     this.#retryTimer = undefined;
     this.#clearKeepalive();
   }
+}
+
+function opening(port: SerialPortLike): Promise<Error | null> {
+  return new Promise((resolve) => port.open((err) => resolve(err)));
 }
 
 /**

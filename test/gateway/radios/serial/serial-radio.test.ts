@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { SerialPortMock } from 'serialport';
 import { createRadio, type Radio } from '../../../../gateway/radios';
 import type { RadioConfig, SerialRadioConfig } from '../../../../gateway/radios/radio-config';
 import { RadioError } from '../../../../gateway/radios/radio';
 import type { SerialBackend } from '../../../../gateway/radios/serial/serial-backend';
+import { FdSerialPort, type BindingOpener } from '../../../../gateway/radios/serial/fd-serial-port';
 import type { SerialRadio } from '../../../../gateway/radios/serial/serial-radio';
 import {
   decodeSerialHello,
@@ -28,7 +32,30 @@ interface MockPortBinding {
 const binding = SerialPortMock.binding;
 const radios: Radio[] = [];
 
-function setup(config: Partial<SerialRadioConfig> = {}, createPort = true) {
+/**
+ * The fd route over a plain file: a real FdSerialPort whose binding opens a regular file (as serialport's opens a
+ * device node), so its open fails the way it does on a device libuv cannot stream: `UNSUPPORTED`.
+ */
+function plainFileFdRoute(): { createFdPort: NonNullable<SerialBackend['createFdPort']>; opened: () => number; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'serial-io-'));
+  const file = path.join(dir, 'not-a-tty');
+  fs.writeFileSync(file, '');
+  let opened = 0;
+  const binding: BindingOpener = {
+    open: async () => {
+      opened += 1;
+      const fd = fs.openSync(file, 'r+');
+      return { fd, close: async () => fs.closeSync(fd) };
+    },
+  };
+  return {
+    createFdPort: ({ baudRate }) => new FdSerialPort({ path: file, baudRate, binding }),
+    opened: () => opened,
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+function setup(config: Partial<SerialRadioConfig> = {}, createPort = true, fdRoute?: SerialBackend['createFdPort']) {
   binding.reset();
   const path = `/dev/ttyACM-${randomUUID().slice(0, 6)}`;
   if (createPort) binding.createPort(path, { record: true, vendorId: '2fe3', productId: '0100' });
@@ -42,6 +69,7 @@ function setup(config: Partial<SerialRadioConfig> = {}, createPort = true) {
       return port;
     },
     list: () => SerialPortMock.list(),
+    ...(fdRoute !== undefined ? { createFdPort: fdRoute } : {}),
   };
   const radio = createRadio(
     { id: 'usb0', kind: 'serial', path, reconnect: { initial_ms: 100, max_ms: 800 }, ...config },
@@ -209,6 +237,64 @@ describe('gateway/radios SerialRadio (binding-mock)', () => {
     const back = nextEvent(radio, 'peer', (p) => p.change === 'up');
     await send(SerialFrameType.PONG, new Uint8Array(8));
     await back;
+  });
+
+  describe('io: the read/write route', () => {
+    const routes: Array<ReturnType<typeof plainFileFdRoute>> = [];
+    const fdRoute = (): ReturnType<typeof plainFileFdRoute> => {
+      const r = plainFileFdRoute();
+      routes.push(r);
+      return r;
+    };
+    afterEach(() => {
+      for (const r of routes.splice(0)) r.cleanup();
+    });
+
+    it('auto: takes serialport\'s stream when the fd route cannot serve the device, and says so', async () => {
+      const route = fdRoute();
+      const { radio, logger, written } = setup({}, true, route.createFdPort);
+      await radio.open();
+      await peerConnected(radio, radio.peerId);
+      assert.equal(route.opened(), 1, 'the fd route was tried first');
+      assert.equal(radio.route, 'serialport');
+      assert.ok(logger.lines.some((l) => l.level === 'warn' && /fd route unavailable/.test(l.msg ?? '')));
+      await radio.send(radio.peerId, frameOf('over the fallback'));
+      assert.ok(written().some((f) => f.type === SerialFrameType.DATA));
+    });
+
+    it('fd: a device the route cannot serve leaves the radio degraded, never on serialport\'s stream', async () => {
+      const route = fdRoute();
+      const { radio, ports } = setup({ io: 'fd' }, true, route.createFdPort);
+      await radio.open();
+      assert.equal(radio.status().state, 'degraded');
+      assert.match(radio.status().detail ?? '', /fd route cannot serve .*not a terminal/);
+      assert.equal(ports.length, 0);
+      assert.equal(radio.route, undefined);
+    });
+
+    it('fd: a backend without the route (Windows) leaves the radio degraded', async () => {
+      const { radio, ports } = setup({ io: 'fd' });
+      await radio.open();
+      assert.equal(radio.status().state, 'degraded');
+      assert.match(radio.status().detail ?? '', /io: fd is not available/);
+      assert.equal(ports.length, 0);
+    });
+
+    it('serialport: never tries the fd route', async () => {
+      const route = fdRoute();
+      const { radio } = setup({ io: 'serialport' }, true, route.createFdPort);
+      await radio.open();
+      await peerConnected(radio, radio.peerId);
+      assert.equal(route.opened(), 0);
+      assert.equal(radio.route, 'serialport');
+    });
+
+    it('refuses an unknown route with the path of the setting', () => {
+      assert.throws(
+        () => createRadio({ id: 'usb9', kind: 'serial', path: '/dev/x', io: 'poll' } as unknown as RadioConfig, { logger: new TestLogger(), stateDir: '/tmp' }),
+        (e: unknown) => e instanceof RadioError && e.code === 'BAD_CONFIG' && e.details?.path === 'radio.io',
+      );
+    });
   });
 
   it('refuses a bad configuration with the path of the setting', () => {
