@@ -15,7 +15,6 @@
  * frame it sent) stands in for it.
  */
 import type { Logger } from 'pino';
-import { jitteredDelay } from '../lib/backoff';
 import { ackSettles, ackTarget, buildAck, isAck, receiveActions, type AckSource, type ReceiveOutcome } from '../lib/mesh/ack';
 import { checkControlGate, type ControlRatchet } from '../lib/mesh/control-gate';
 import { Deduplicator, createRelaySeenCache } from '../lib/mesh/dedup';
@@ -32,6 +31,7 @@ import { GatewayError } from './errors';
 import type { Clock } from '../lib/clock';
 import type { Counter, Metrics } from './metrics';
 import { NeighbourTable, type Neighbour } from './neighbours';
+import { ParkedWrites } from './parked-writes';
 import type { InboundFrame, PeerEvent, Radio, RadioPeer, RadioStatus } from './radios/radio';
 
 
@@ -82,13 +82,24 @@ interface PendingAck {
 }
 
 /**
- * A full peer queue is backpressure, not failure: the reference retries from 50 ms up to 2 s over 12 tries
- * (mesh-reference-facts.md §3 "Pacing"). Parked writes are bounded so that a dead link cannot hoard memory.
+ * A full peer queue is backpressure, not failure. Refused frames park per peer and go again when the radio says the
+ * queue drained (gateway/parked-writes.ts); a radio that never says so is probed every 2 s. A frame waits at most as
+ * long as the reference's 12 tries from 50 ms up to 2 s take (mesh-reference-facts.md §3 "Pacing"), about 15 s.
+ * Parked writes are bounded so that a dead link cannot hoard memory.
  */
-const BACKPRESSURE_FIRST_MS = 50;
-const BACKPRESSURE_MAX_MS = 2000;
-const BACKPRESSURE_TRIES = 12;
+const BACKPRESSURE_PROBE_MS = 2000;
+const BACKPRESSURE_MAX_WAIT_MS = 15_350;
 const MAX_PARKED_WRITES = 4096;
+
+interface ParkedWrite {
+  radio: Radio;
+  n: Neighbour;
+  frame: Uint8Array;
+  origin: string;
+  parkedAt?: number;
+}
+
+const laneKey = (radioId: string, peerId: string): string => `${radioId}\u0000${peerId}`;
 
 /** Every radio today carries BLE mesh frames (a serial radio is a BLE mesh node on USB); ACKs say so. */
 const ARRIVAL_TRANSPORT: Transport = 'ble';
@@ -164,7 +175,7 @@ export class MeshRouter implements MeshApi {
     sent: Counter;
   };
   private running = false;
-  private parked = 0;
+  private readonly parked: ParkedWrites<ParkedWrite>;
   /** Deliveries handed to the extensions whose claims have not all settled (each holds a message until then). */
   private pendingDeliveries = 0;
 
@@ -189,6 +200,19 @@ export class MeshRouter implements MeshApi {
       sendErrors: m.counter('clawling_gateway_radio_send_errors_total', 'Radio writes that failed, by radio error code.'),
       sent: m.counter('clawling_gateway_messages_sent_total', 'Messages the gateway originated (from MQTT or the hub).'),
     };
+    this.parked = new ParkedWrites<ParkedWrite>({
+      clock: options.clock,
+      capacity: MAX_PARKED_WRITES,
+      maxWaitMs: BACKPRESSURE_MAX_WAIT_MS,
+      probeMs: BACKPRESSURE_PROBE_MS,
+      retry: (_key, w) => {
+        if (this.running) this.write(w.radio, w.n, w.frame, w.origin, w);
+      },
+      giveUp: (_key, items, why) => {
+        for (const w of items) this.writeFailed(w, why === 'expired' ? 'QUEUE_FULL' : 'PEER_LOST');
+      },
+    });
+    m.gauge('clawling_gateway_parked_writes', 'Frames a full peer queue refused, waiting for it to drain.', () => this.parked.size);
     m.gauge('clawling_gateway_neighbours', 'Connected neighbours over all radios.', () => this.neighbourTable.size);
     m.gauge('clawling_gateway_pending_acks', 'Messages sent by the gateway awaiting their ACK.', () => this.pendingAcks.size);
     m.gauge('clawling_gateway_pending_deliveries', 'Messages to the gateway taken and not yet ACKed (waiting for MQTT or the hub).', () => this.pendingDeliveryCount);
@@ -222,13 +246,16 @@ export class MeshRouter implements MeshApi {
         if (s.state !== 'ready' && s.state !== 'degraded') this.neighbourTable.removeRadio(radio.id);
         this.options.bus.emit('radioStatus', s);
       };
+      const onWritable = (e: { peerId: string; free: number }): void => this.parked.writable(laneKey(radio.id, e.peerId), e.free);
       radio.on('frame', onFrame);
       radio.on('peer', onPeer);
       radio.on('status', onStatus);
+      radio.on('writable', onWritable);
       const off = (): void => {
         radio.off('frame', onFrame);
         radio.off('peer', onPeer);
         radio.off('status', onStatus);
+        radio.off('writable', onWritable);
       };
       this.detach.push(off);
       for (const p of radio.peers()) if (p.connected) this.neighbourTable.upsert(radio.id, p);
@@ -242,7 +269,7 @@ export class MeshRouter implements MeshApi {
     for (const d of this.detach.splice(0)) d();
     for (const t of this.timers) this.options.clock.clearTimeout(t);
     this.timers.clear();
-    this.parked = 0;
+    this.parked.clear();
     for (const [id, p] of this.pendingAcks) {
       this.options.clock.clearTimeout(p.timer);
       p.resolve(undefined);
@@ -511,7 +538,7 @@ export class MeshRouter implements MeshApi {
       const radio = this.radioList.find((r) => r.id === n.radioId);
       if (!radio) continue;
       via.push(n.key);
-      this.write(radio, n, frame, origin, 0);
+      this.write(radio, n, frame, origin);
     }
     if (via.length) this.options.bus.emit('meshSent', { message, via, origin });
     return via;
@@ -523,23 +550,26 @@ export class MeshRouter implements MeshApi {
     return advertised ?? n.peer.wireVersions.includes(1);
   }
 
-  private write(radio: Radio, n: Neighbour, frame: Uint8Array, origin: string, attempt: number): void {
+  /** `retried`: a parked write going again (back in its place, as old as it was, if refused once more). */
+  private write(radio: Radio, n: Neighbour, frame: Uint8Array, origin: string, retried?: ParkedWrite): void {
+    const key = laneKey(n.radioId, n.peer.id);
+    // Frames already wait for this peer: this one queues behind them, in order.
+    if (retried === undefined && this.parked.waiting(key)) {
+      const w = { radio, n, frame, origin };
+      if (!this.parked.park(key, w)) this.writeFailed(w, 'QUEUE_FULL');
+      return;
+    }
     radio.send(n.peer.id, frame).catch((err: unknown) => {
       const code = (err as { code?: string }).code ?? 'WRITE_FAILED';
-      if (code === 'QUEUE_FULL' && attempt < BACKPRESSURE_TRIES && this.running && this.parked < MAX_PARKED_WRITES) {
-        this.parked += 1;
-        const delay = jitteredDelay(attempt, { initialMs: BACKPRESSURE_FIRST_MS, maxMs: BACKPRESSURE_MAX_MS, factor: 2, jitter: 0 }, 0);
-        const t = this.options.clock.setTimeout(() => {
-          this.timers.delete(t);
-          this.parked -= 1;
-          if (this.running) this.write(radio, n, frame, origin, attempt + 1);
-        }, delay);
-        this.timers.add(t);
-        return;
-      }
-      this.c.sendErrors.inc({ radio: n.radioId, code });
-      this.options.logger.debug({ radio: n.radioId, peer: n.peer.id, code, origin, attempt }, 'radio write failed');
+      const w = retried ?? { radio, n, frame, origin };
+      if (code === 'QUEUE_FULL' && this.running && this.parked.park(key, w)) return;
+      this.writeFailed(w, code);
     });
+  }
+
+  private writeFailed(w: ParkedWrite, code: string): void {
+    this.c.sendErrors.inc({ radio: w.n.radioId, code });
+    this.options.logger.debug({ radio: w.n.radioId, peer: w.n.peer.id, code, origin: w.origin }, 'radio write failed');
   }
 
   async send(message: MeshMessage): Promise<SendOutcome> {
@@ -569,8 +599,10 @@ export class MeshRouter implements MeshApi {
 
   private handlePeer(radioId: string, p: PeerEvent): void {
     const { radioId: _r, change, ...peer } = p;
-    if (change === 'down' || !peer.connected) this.neighbourTable.remove(radioId, peer.id);
-    else this.neighbourTable.upsert(radioId, peer);
+    if (change === 'down' || !peer.connected) {
+      this.neighbourTable.remove(radioId, peer.id);
+      this.parked.drop(laneKey(radioId, peer.id));
+    } else this.neighbourTable.upsert(radioId, peer);
     this.options.bus.emit('peerChange', { radioId, peer, change });
   }
 

@@ -33,6 +33,11 @@ export interface PeerWriteQueueOptions {
   writeMany?: (frames: Uint8Array[]) => Promise<ReadonlyArray<unknown> | void>;
   /** Bytes one `writeMany` takes at most (it always takes one frame); default 64 KiB. */
   writeManyBytes?: number;
+  /**
+   * After a refusal, once written frames have made room: `free` frames would be taken now. Lets the caller retry
+   * what it parked when the queue drains rather than on a timer.
+   */
+  onSpace?: (free: number) => void;
 }
 
 interface Job {
@@ -49,6 +54,8 @@ export class PeerWriteQueue {
   #inFlight: Job[] = [];
   #bytes = 0;
   #failure: RadioError | undefined;
+  /** A push was refused since the last `onSpace`. */
+  #refused = false;
 
   constructor(options: PeerWriteQueueOptions) {
     this.#options = options;
@@ -73,6 +80,7 @@ export class PeerWriteQueue {
     const { limit, byteLimit, peerId } = this.#options;
     const depth = this.depth;
     if (depth >= limit || (depth > 0 && this.#bytes + frame.length > byteLimit)) {
+      this.#refused = true;
       return Promise.reject(queueFull(peerId, depth, this.#bytes, limit, byteLimit));
     }
     return new Promise<void>((resolve, reject) => {
@@ -126,6 +134,13 @@ export class PeerWriteQueue {
       this.#settle(job, err ?? (outcomes ? outcomes[i] : undefined));
     }
     this.#pump();
+    if (this.#refused && this.#failure === undefined) {
+      const free = this.#options.limit - this.depth;
+      if (free > 0) {
+        this.#refused = false;
+        this.#options.onSpace?.(free);
+      }
+    }
   }
 
   #settle(job: Job, err?: unknown): void {

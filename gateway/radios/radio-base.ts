@@ -191,6 +191,7 @@ export abstract class RadioBase extends TypedEmitter<RadioEvents> implements Rad
       limit: this.#options.queueLimit,
       byteLimit: this.#options.queueByteLimit,
       write: (frame) => this.#write(info.id, frame),
+      onSpace: (free) => this.emit('writable', { radioId: this.id, peerId: info.id, free }),
       ...(this.writeFrames !== undefined ? { writeMany: (frames: Uint8Array[]) => this.#writeMany(info.id, frames) } : {}),
     });
     this.#peers.set(info.id, { peer, queue });

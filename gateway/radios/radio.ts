@@ -100,6 +100,11 @@ export interface RadioEvents {
   frame: (f: InboundFrame) => void;
   peer: (p: PeerEvent) => void;
   status: (s: RadioStatus) => void;
+  /**
+   * A peer's queue refused a frame (`QUEUE_FULL`) and has room again: `free` frames would be taken now. A radio
+   * may never emit it; a caller that parks refused frames keeps a slower fallback.
+   */
+  writable: (e: { radioId: string; peerId: string; free: number }) => void;
 }
 
 /** A typed EventEmitter of `RadioEvents` (`on`/`once`/`off`). */

@@ -23,6 +23,32 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 const code = async (p: Promise<unknown>): Promise<string> => p.then(() => 'ok', (e: unknown) => (e instanceof RadioError ? e.code : String(e)));
 
 describe('gateway/radios PeerWriteQueue', () => {
+  it('says when a queue that refused a frame has room again, once per refusal, with how much', async () => {
+    const writes: Gate[] = [];
+    const spaces: number[] = [];
+    const queue = new PeerWriteQueue({
+      peerId: 'p1',
+      limit: 2,
+      byteLimit: 1 << 20,
+      write: (frame) => new Promise<void>((done, fail) => writes.push({ frame, done, fail })),
+      onSpace: (free) => spaces.push(free),
+    });
+    const accepted = [queue.push(Uint8Array.of(1)), queue.push(Uint8Array.of(2))];
+    await tick();
+    writes[0]!.done();
+    await tick();
+    assert.deepEqual(spaces, [], 'no refusal yet: nothing to say');
+    accepted.push(queue.push(Uint8Array.of(3)));
+    assert.equal(await code(queue.push(Uint8Array.of(4))), 'QUEUE_FULL');
+    writes[1]!.done();
+    await tick();
+    assert.deepEqual(spaces, [1]);
+    writes[2]!.done();
+    await tick();
+    assert.deepEqual(spaces, [1], 'once per refusal');
+    await Promise.all(accepted);
+  });
+
   it('writes one frame at a time in arrival order', async () => {
     const { queue, writes } = gatedQueue(8);
     const done: number[] = [];
