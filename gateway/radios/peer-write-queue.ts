@@ -34,8 +34,8 @@ export interface PeerWriteQueueOptions {
   /** Bytes one `writeMany` takes at most (it always takes one frame); default 64 KiB. */
   writeManyBytes?: number;
   /**
-   * After a refusal, once written frames have made room: `free` frames would be taken now. Lets the caller retry
-   * what it parked when the queue drains rather than on a timer.
+   * After a refusal, at each finished write until the queue has run empty: `free` frames would be taken now. Lets the
+   * caller retry what it parked when the queue drains rather than on a timer.
    */
   onSpace?: (free: number) => void;
 }
@@ -134,12 +134,13 @@ export class PeerWriteQueue {
       this.#settle(job, err ?? (outcomes ? outcomes[i] : undefined));
     }
     this.#pump();
+    // After a refusal, every finished write says how much room there is, until the queue has run empty: a caller
+    // that parked more than there was room for hears again at the next write, and one that parked its frames just
+    // after this call still hears once more while anything is in flight.
     if (this.#refused && this.#failure === undefined) {
       const free = this.#options.limit - this.depth;
-      if (free > 0) {
-        this.#refused = false;
-        this.#options.onSpace?.(free);
-      }
+      if (free > 0) this.#options.onSpace?.(free);
+      if (this.depth === 0) this.#refused = false;
     }
   }
 

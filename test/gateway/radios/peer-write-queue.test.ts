@@ -23,7 +23,7 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 const code = async (p: Promise<unknown>): Promise<string> => p.then(() => 'ok', (e: unknown) => (e instanceof RadioError ? e.code : String(e)));
 
 describe('gateway/radios PeerWriteQueue', () => {
-  it('says when a queue that refused a frame has room again, once per refusal, with how much', async () => {
+  it('says, after a refusal, how much room each finished write leaves, until the queue has run empty', async () => {
     const writes: Gate[] = [];
     const spaces: number[] = [];
     const queue = new PeerWriteQueue({
@@ -45,7 +45,12 @@ describe('gateway/radios PeerWriteQueue', () => {
     assert.deepEqual(spaces, [1]);
     writes[2]!.done();
     await tick();
-    assert.deepEqual(spaces, [1], 'once per refusal');
+    assert.deepEqual(spaces, [1, 2], 'the last write leaves it empty');
+    accepted.push(queue.push(Uint8Array.of(5)));
+    await tick();
+    writes[3]!.done();
+    await tick();
+    assert.deepEqual(spaces, [1, 2], 'no refusal since it ran empty: nothing more');
     await Promise.all(accepted);
   });
 
