@@ -36,7 +36,7 @@ function codeOf(fn: () => void): string | undefined {
 describe('gateway mqtt send policy', () => {
   it('is safe by default: protocol content refused, TTL capped at the mesh default, critical refused, a rate limit', () => {
     const s = defaults();
-    assert.deepEqual(s, { app_ids: null, recipients: null, allow_reserved: [], max_ttl: 8, max_priority: 'high', rate_per_s: 2, burst: 10 });
+    assert.deepEqual(s, { app_ids: null, recipients: null, allow_reserved: [], max_ttl: 8, max_priority: 'high', rate_per_s: 2, burst: 10, requests: null });
     const p = new SendPolicy(s, () => 0);
     assert.equal(codeOf(() => p.check(message())), undefined);
     assert.equal(codeOf(() => p.check(message({ content: '__CONN_REQ__{"x":1}' }))), 'SEND_POLICY_RESERVED');
@@ -134,7 +134,7 @@ describe('gateway mqtt send policy', () => {
       text: `mqtt:\n  send_policy:\n    recipients: [${NODE}]\n    max_priority: critical\n`,
       env: { CLAWLING_MQTT_SEND_POLICY_MAX_TTL: '3', CLAWLING_MQTT_SEND_POLICY_ALLOW_RESERVED: '[sealed, file_chunk]', CLAWLING_MQTT_SEND_POLICY_RATE_PER_S: 'null' },
     });
-    assert.deepEqual(config.mqtt.send_policy, { app_ids: null, recipients: [NODE], allow_reserved: ['sealed', 'file_chunk'], max_ttl: 3, max_priority: 'critical', rate_per_s: null, burst: 10 });
+    assert.deepEqual(config.mqtt.send_policy, { app_ids: null, recipients: [NODE], allow_reserved: ['sealed', 'file_chunk'], max_ttl: 3, max_priority: 'critical', rate_per_s: null, burst: 10, requests: null });
     try {
       loadConfig({ text: `mqtt:\n  send_policy:\n    recipients: [${TYPO}]\n    allow_reserved: [everything]\n    max_priority: urgent\n    rate_per_s: 0\n`, env: {} });
       assert.fail('refused');
