@@ -67,6 +67,7 @@ interface GwStats {
   peakSplit: { file: number; anon: number };
   split: { file: number; anon: number };
   cpuUs: number;
+  heap: { allocated: number; gcUs: number; gcCount: number };
   acks: number;
   written: number;
   ackTimes: Array<[string, string]>;
@@ -130,6 +131,10 @@ interface RunFigures {
   cpuShare: number;
   brokerCpu: number;
   cpuPerMessageUs: number;
+  /** V8 heap bytes allocated per message during the throughput run, and the share of gateway CPU its GCs took. */
+  allocPerMessage: number;
+  gcShare: number;
+  gcPerMessage: number;
   idleRss: number;
   /** Peak during the throughput run (AHEAD_THROUGHPUT ahead of the broker). */
   loadRss: number;
@@ -319,7 +324,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     const after = await askGw<GwStats>('stats');
     const brokerAfter = await askBroker<BrokerStats>('stats');
     framesById.clear();
-    return { elapsedS, cpuS: (after.cpuUs - before.cpuUs) / 1e6, brokerCpuS: (brokerAfter.cpuUs - brokerBefore.cpuUs) / 1e6, after, resent };
+    return { elapsedS, cpuS: (after.cpuUs - before.cpuUs) / 1e6, brokerCpuS: (brokerAfter.cpuUs - brokerBefore.cpuUs) / 1e6, before, after, resent };
   };
 
   // Throughput, with fewer messages ahead than admission control holds (nothing turned away), then saturation:
@@ -343,6 +348,9 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     cpuShare,
     brokerCpu: run.brokerCpuS / elapsedS,
     cpuPerMessageUs: (cpuS * 1e6) / messages,
+    allocPerMessage: (after.heap.allocated - run.before.heap.allocated) / messages,
+    gcShare: (after.heap.gcUs - run.before.heap.gcUs) / (cpuS * 1e6),
+    gcPerMessage: (after.heap.gcCount - run.before.heap.gcCount) / messages,
     idleRss: idle.rss,
     loadRss: after.peakRss,
     saturatedRss: saturated.after.peakRss,
@@ -382,6 +390,9 @@ async function main(): Promise<void> {
   console.log(`  baseline mqtt.js QoS 1 publish, same broker     ${baselineRate.toFixed(0).padStart(8)} msg/s`);
   console.log(`  radio -> MQTT throughput (${THROUGHPUT_MESSAGES} msgs)          ${remote.rate.toFixed(0).padStart(8)} msg/s   ${(remote.rate / baselineRate).toFixed(2)}x baseline   target >= 5000: ${ok(remote.rate >= 5000)}`);
   console.log(`  CPU during the run                              gateway ${(remote.cpuShare * 100).toFixed(0)} % of one core (${remote.cpuPerMessageUs.toFixed(0)} us/msg), broker ${(remote.brokerCpu * 100).toFixed(0)} %`);
+  console.log(
+    `  V8 heap allocated per message                   ${remote.allocPerMessage.toFixed(0).padStart(8)} bytes   GC ${(remote.gcShare * 100).toFixed(0)} % of gateway CPU (${(remote.gcPerMessage * 1000).toFixed(1)} collections per 1 000 msgs); node ${process.version}`,
+  );
   // Throughput per second of gateway CPU: what one core sustains, whatever else shares the machine.
   console.log(`  radio -> MQTT per second of gateway CPU         ${remote.perCore.toFixed(0).padStart(8)} msg/s   target >= 5000 on one core: ${ok(remote.perCore >= 5000)}`);
   if (inProcess) {
