@@ -107,6 +107,17 @@ if (process.env.BENCH_ALLOCPROF) {
   });
 }
 
+/** CPU time (µs) of the main thread alone (the event loop), from its own /proc stat: the rest is the thread pool's. */
+function mainThreadCpuUs(): number {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 const remote: RemotePeersRadio[] = [];
 /** hrtime (ns) at which each ACK was written, by acknowledged id, while the latency run watches. */
 let ackTimes: Array<[string, string]> = [];
@@ -171,6 +182,7 @@ void runGateway({
           cpuUs: cpu.user + cpu.system,
           cpuSystemUs: cpu.system,
           heap: heapAllocated(),
+          mainCpuUs: mainThreadCpuUs(),
           acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(),
           written,
           ackTimes,
