@@ -381,6 +381,8 @@ async function main(): Promise<void> {
 
   // The baseline runs before and after the gateway and the ratio takes their mean: on a shared machine one run of
   // either can land in a busy second.
+  // A first run warms the driver and the broker up (JIT, buffers): discarded, it ran at half speed.
+  await baseline(url);
   const baselineBefore = await baseline(url);
   const remote = await runGateway('remote', url, askBroker, broker, THROUGHPUT_MESSAGES, true);
   const baselineAfter = await baseline(url);
