@@ -12,7 +12,10 @@
  *
  * Prints throughput (wall clock and per second of gateway CPU), latency p50/p99 at a steady rate (frame → broker and
  * frame → mesh ACK), and RSS with 4 radios at idle and under load; the baseline is plain mqtt.js QoS 1 publishing
- * from this process. Targets (issue 6): ≥ 5 000 messages/s radio → MQTT on one core, p50 < 5 ms, RSS < 80 MB.
+ * from this process, run before and after the gateway (after a discarded warm-up run). Targets (issue 6): ≥ 5 000
+ * messages/s radio → MQTT on one core, p50 < 5 ms, RSS < 80 MB; issue 26: wall throughput ≥ 0.5× that baseline. Also
+ * printed: gateway CPU per message (all threads, and the main thread's), V8 heap bytes allocated per message and the
+ * share of CPU its collections took.
  *
  * With Chromium at hand, a third run repeats the throughput and saturation runs with a browser on the web UI (the
  * live log, which streams every message, and the map open in two tabs) and prints the gateway's CPU per message and
@@ -20,7 +23,7 @@
  *
  * Variables: BENCH_MESSAGES, BENCH_RATE, BENCH_STORE_SYNC (full|normal), BENCH_NODE_FLAGS, BENCH_INFLIGHT,
  * BENCH_AHEAD, BENCH_MAX_PENDING, BENCH_HUB (0 skips radio → hub), BENCH_HUB_REPLAY (0 skips the replay; BENCH_REPLAY_MESSAGES),
- * BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>, BENCH_HEAPSNAPSHOT=<dir>, BENCH_DEBUG.
+ * BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>, BENCH_HEAPSNAPSHOT=<dir>, BENCH_ALLOCPROF=<file>, BENCH_DEBUG.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
