@@ -11,6 +11,7 @@
  *   far end is the driver); nothing arrives over IPC, `written` counts the frames the radios wrote.
  */
 import fs from 'node:fs';
+import inspector from 'node:inspector';
 import v8 from 'node:v8';
 import { runGateway } from '../gateway/main';
 import { resolveRadioConfig } from '../gateway/radios/radio-config';
@@ -66,6 +67,56 @@ setInterval(() => {
     }
   }
 }, 25).unref();
+
+/**
+ * Bytes the V8 heap allocated since start, and the time its collections took: the heap in use now plus what every
+ * collection freed (each GC's used size before minus after, from V8's own GC profiler). Buffers' backing stores
+ * are outside the V8 heap and not in it.
+ */
+let gcProfiler = new v8.GCProfiler();
+gcProfiler.start();
+let freedBytes = 0;
+let gcUs = 0;
+let gcCount = 0;
+function heapAllocated(): { allocated: number; gcUs: number; gcCount: number } {
+  const r = gcProfiler.stop();
+  gcProfiler = new v8.GCProfiler();
+  gcProfiler.start();
+  for (const s of r?.statistics ?? []) {
+    freedBytes += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
+    gcUs += s.cost;
+    gcCount += 1;
+  }
+  return { allocated: v8.getHeapStatistics().used_heap_size + freedBytes, gcUs, gcCount };
+}
+
+/**
+ * BENCH_ALLOCPROF=<file>: where the heap allocations come from, collected ones included (V8's sampling heap
+ * profiler through the inspector), written on SIGTERM.
+ */
+if (process.env.BENCH_ALLOCPROF) {
+  const out = process.env.BENCH_ALLOCPROF;
+  const session = new inspector.Session();
+  session.connect();
+  session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  process.once('SIGTERM', () => {
+    session.post('HeapProfiler.stopSampling', (err, r) => {
+      if (!err) fs.writeFileSync(out, JSON.stringify(r.profile));
+      process.exit(0);
+    });
+  });
+}
+
+/** CPU time (µs) of the main thread alone (the event loop), from its own /proc stat: the rest is the thread pool's. */
+function mainThreadCpuUs(): number {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
+  } catch {
+    return NaN;
+  }
+}
 
 const remote: RemotePeersRadio[] = [];
 /** hrtime (ns) at which each ACK was written, by acknowledged id, while the latency run watches. */
@@ -130,6 +181,8 @@ void runGateway({
           split: rssSplit(),
           cpuUs: cpu.user + cpu.system,
           cpuSystemUs: cpu.system,
+          heap: heapAllocated(),
+          mainCpuUs: mainThreadCpuUs(),
           acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(),
           written,
           ackTimes,

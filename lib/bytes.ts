@@ -101,6 +101,25 @@ export function compareUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/**
+ * Sorts `keys` in place by `compareUtf8`. Every message's metadata is sorted on its way out (JSON floor, wire v1),
+ * mostly a handful of keys: an insertion sort allocates nothing, where `Array.prototype.sort` builds its work
+ * arrays each call.
+ */
+export function sortUtf8(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort(compareUtf8);
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && compareUtf8(keys[j]!, k) > 0) {
+      keys[j + 1] = keys[j]!;
+      j -= 1;
+    }
+    keys[j + 1] = k;
+  }
+  return keys;
+}
+
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && compareBytes(a, b) === 0;
 }

@@ -78,9 +78,12 @@ export class NodeRegistry {
 
   /** Records that `address` was heard; `undefined` when it is not a mesh address or is the gateway itself. */
   heard(address: string, at: number, rssi?: number): NodeRecord | undefined {
-    if (address === this.options.self || !isAddress(address)) return undefined;
     let node = this.nodes.get(address);
     if (!node) {
+      // Checked once, when the node is first heard: parsing an address (bech32m decode, then re-encode to refuse a
+      // non-canonical spelling) was a third of the heap the gateway allocated per message. The gateway itself and
+      // non-addresses never enter the map, so a hit needs no check.
+      if (address === this.options.self || !isAddress(address)) return undefined;
       this.makeRoom();
       node = { address, firstSeen: at, lastSeen: at, links: new Set(), messages: 0, readings: {}, mismatches: 0, duplicates: 0, recent: [], appIds: [], sends: { total: 0, acked: 0 } };
       this.nodes.set(address, node);

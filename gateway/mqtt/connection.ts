@@ -48,6 +48,8 @@ export interface ConnectionOptions {
   random?: () => number;
 }
 
+function noLog(): void {}
+
 export class MqttConnection {
   private client: MqttClient | undefined;
   private generation = 0;
@@ -136,6 +138,7 @@ export class MqttConnection {
       callback(new GatewayError('MQTT_DISCONNECTED', 'not connected to the broker'));
       return;
     }
+    this.corkTurn(client);
     const generation = this.generation;
     const opts: IClientPublishOptions = { qos: options.qos ?? 0, retain: options.retain ?? false };
     if (this.version === 5 && options.properties) opts.properties = options.properties;
@@ -146,6 +149,26 @@ export class MqttConnection {
       callback(err ?? undefined);
     });
   }
+
+  /**
+   * Every publish of one turn of the event loop leaves in one socket write: a mesh message makes several (the
+   * outbox's, Home Assistant's event), and a read from a radio carries many messages; one write each was a twelfth
+   * of the gateway's CPU in `writev` (docs/gateway.md, benchmark).
+   */
+  private corkTurn(client: MqttClient): void {
+    if (this.turnCorked) return;
+    const stream = client.stream as { cork?: () => void; uncork?: () => void } | undefined;
+    if (!stream?.cork || !stream.uncork) return;
+    this.turnCorked = true;
+    stream.cork();
+    process.nextTick(this.uncorkTurn, stream);
+  }
+
+  private turnCorked = false;
+  private readonly uncorkTurn = (stream: { uncork?: () => void }): void => {
+    this.turnCorked = false;
+    stream.uncork!();
+  };
 
   /**
    * Runs `fn` with the socket corked, so the publishes it makes leave in one write (one syscall for a whole window
@@ -227,6 +250,9 @@ export class MqttConnection {
       // mqtt-packet would otherwise build a table of 65 536 two-byte Buffers (about 7 MB of heap on 64-bit) on the
       // first packet, to save a 2-byte allocation per packet id: a bad trade on a Pi (docs/gateway.md, benchmark).
       writeCache: false,
+      // mqtt.js logs every packet through `debug`, whose rest parameters build an array per call even when off:
+      // about a tenth of the heap the gateway allocated per message. Kept when DEBUG asks for any namespace.
+      ...(process.env.DEBUG ? {} : { log: noLog }),
       will: { topic: this.options.will.topic, payload: Buffer.from(this.options.will.payload), qos: 1, retain: true },
       rejectUnauthorized: c.tls.reject_unauthorized,
     };

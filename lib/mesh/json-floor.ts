@@ -10,7 +10,7 @@
  * degrading to `file`, an unknown priority rejecting, a repeated known key rejecting, unknown keys (including
  * the in-process `transport_peer_id` and `wire_codec`) ignored. Then `createMessage` runs the shared checks.
  */
-import { compareUtf8 } from '../bytes';
+import { sortUtf8 } from '../bytes';
 import { contentTypeFromName, priorityFromName } from './enums';
 import { MeshDecodeError } from './errors';
 import { JsonObject, type JsonValue, parseJson } from './json-parse';
@@ -158,7 +158,7 @@ export function decodeJsonFloor(bytes: Uint8Array): MeshMessage {
 function metadataJson(metadata: ReadonlyMap<string, string>): string {
   if (metadata.size === 0) return '{}';
   const keys = [...metadata.keys()];
-  if (keys.length > 1) keys.sort(compareUtf8);
+  if (keys.length > 1) sortUtf8(keys);
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     if (i > 0) out += ',';

@@ -18,7 +18,7 @@
  * enum numbers (content type → file, priority → medium), unknown ext tags (skipped), repeated tag 1/2 entries
  * (only the first counts) and trailing bytes after `ext` (ignored).
  */
-import { compareUtf8 } from '../bytes';
+import { sortUtf8 } from '../bytes';
 import { joinBase64Tail, splitBase64Tail } from './base64-tail';
 import { contentTypeCode, contentTypeFromCode, priorityCode, priorityFromCode } from './enums';
 import { MeshDecodeError } from './errors';
@@ -194,7 +194,7 @@ export function wireV1DtoOf(m: MeshMessage): WireV1Dto {
   const split = splitBase64Tail(m.content);
   const keys = [...m.metadata.keys()];
   // Byte order of the UTF-8 keys, never JavaScript's UTF-16 `<` (mesh-message-wire.md, "sorted by key").
-  if (keys.length > 1) keys.sort(compareUtf8);
+  if (keys.length > 1) sortUtf8(keys);
   const metadata: Array<[string, string]> = keys.map((key) => [key, m.metadata.get(key) as string]);
   // Tag 1 before tag 2, as the reference writes them.
   const ext: Array<[number, Uint8Array]> = [];

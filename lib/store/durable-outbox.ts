@@ -67,6 +67,11 @@ export interface CommitOutcome<E> {
 export interface DurableOutboxHooks<T, E> {
   /** Runs inside the commit's transaction for each value written (a mark that must commit with it). */
   writing?(value: T): void;
+  /**
+   * Runs inside the commit's transaction once, with every value written by it in staging order (marks for the whole
+   * batch in one write, where `writing` makes one per value).
+   */
+  wrote?(values: T[]): void;
   /** A commit returned (not yet on disk). */
   committed?(outcome: CommitOutcome<E>, staged: T[]): void;
   /** The commit threw: nothing of `staged` was written (pending removals stay pending). */
@@ -301,9 +306,21 @@ export class DurableOutbox<T, E extends OutboxSlot> {
     try {
       this.store.transaction(() => {
         // Removals first: the rows they free are what lets a full queue take the new values.
-        let size = this.storedCount;
-        for (const seq of removals) if (this.queue.remove(seq)) size -= 1;
-        const capacity = dropOldest ? this.queue.capacity : 0;
+        let size = this.storedCount - this.queue.removeMany(removals);
+        const capacity = this.queue.capacity;
+        const wrote: T[] | undefined = this.hooks.wrote ? [] : undefined;
+        if (size + staged.length <= capacity) {
+          // The whole batch fits, so no overflow rule applies: one multi-row write for it.
+          const encoded = new Array<StoreValue>(staged.length);
+          for (let i = 0; i < staged.length; i++) encoded[i] = this.codec.encode(staged[i]!);
+          const seqs = this.queue.pushMany(encoded);
+          for (let i = 0; i < staged.length; i++) {
+            this.hooks.writing?.(staged[i]!);
+            results.push(this.codec.entry(slot(seqs[i]!), staged[i]!));
+          }
+          if (wrote) this.hooks.wrote!(staged);
+          return;
+        }
         for (const value of staged) {
           if (dropOldest && size >= capacity) {
             // The store drops the oldest row to make room; find out which, to report it.
@@ -319,9 +336,11 @@ export class DurableOutbox<T, E extends OutboxSlot> {
             continue;
           }
           this.hooks.writing?.(value);
+          wrote?.push(value);
           if (size < capacity || !dropOldest) size += 1;
           results.push(this.codec.entry(slot(seq), value));
         }
+        if (wrote && wrote.length > 0) this.hooks.wrote!(wrote);
       }, { deferSync: true });
     } catch (err) {
       this.removals = removals.concat(this.removals);
@@ -468,7 +487,7 @@ export class DurableOutbox<T, E extends OutboxSlot> {
     this.removals = [];
     try {
       this.store.transaction(() => {
-        for (const seq of removals) this.queue.remove(seq);
+        this.queue.removeMany(removals);
       }, { deferSync: true });
     } catch (err) {
       this.removals = removals.concat(this.removals);

@@ -337,6 +337,18 @@ class MemoryQueue implements Queue {
     return item ? { seq: item.seq, value: copyValue(item.value), enqueuedAt: item.enqueuedAt } : undefined;
   }
 
+  removeMany(seqs: readonly number[]): number {
+    let n = 0;
+    for (let i = 0; i < seqs.length; i++) if (this.remove(seqs[i]!)) n += 1;
+    return n;
+  }
+
+  pushMany(values: readonly StoreValue[], at?: number): number[] {
+    const seqs: number[] = [];
+    for (let i = 0; i < values.length; i++) seqs.push(this.push(values[i]!, at));
+    return seqs;
+  }
+
   remove(seq: number): boolean {
     this.journal.check();
     if (!this.items.has(seq)) return false;
@@ -398,6 +410,12 @@ class MemorySeenSet implements SeenSet {
     public capacity: number,
     private readonly now: () => number,
   ) {}
+
+  addMany(keys: readonly string[], at?: number): number {
+    let n = 0;
+    for (let i = 0; i < keys.length; i++) if (this.add(keys[i]!, at)) n += 1;
+    return n;
+  }
 
   add(key: string, at?: number): boolean {
     this.journal.check();

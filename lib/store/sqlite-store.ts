@@ -22,7 +22,7 @@ import {
   type ResolvedQueueOptions,
   valueBytes,
 } from './rules';
-import { loadSqliteDriver, sqliteCodeOf, type SqliteConstructor, type SqliteDatabase } from './sqlite-driver';
+import { loadSqliteDriver, sqliteCodeOf, type SqliteConstructor, type SqliteDatabase, type SqliteStatement } from './sqlite-driver';
 import { SCHEMA_V1, SCHEMA_VERSION } from './sqlite-schema';
 import type {
   InboxRow,
@@ -465,8 +465,12 @@ class QueueStatements {
   readonly removeThrough;
   readonly afterRemove;
   readonly all;
+  readonly removeListed;
+  readonly afterPushMany;
+  /** Multi-row inserts by row count (at most `ROWS_PER_INSERT`), prepared when first needed. */
+  private readonly inserts = new Map<number, SqliteStatement>();
 
-  constructor(db: SqliteDatabase) {
+  constructor(private readonly db: SqliteDatabase) {
     this.meta = db.prepare<[string], QueueMeta>('SELECT * FROM queue_meta WHERE name = ?');
     this.create = db.prepare<[string, number, string, number]>(
       'INSERT INTO queue_meta (name, capacity, overflow, max_item_bytes) VALUES (?, ?, ?, ?)',
@@ -490,7 +494,30 @@ class QueueStatements {
     this.removeThrough = db.prepare<[string, number]>('DELETE FROM queue_items WHERE name = ? AND seq <= ?');
     this.afterRemove = db.prepare<[number, number, string]>('UPDATE queue_meta SET size = size - ?, removed = removed + ? WHERE name = ?');
     this.all = db.prepare<[], QueueMeta & { name: string }>('SELECT * FROM queue_meta ORDER BY name');
+    // The seqs as one JSON array: one statement for a batch of removals, whatever its size.
+    this.removeListed = db.prepare<[string, string]>('DELETE FROM queue_items WHERE name = ? AND seq IN (SELECT value FROM json_each(?))');
+    this.afterPushMany = db.prepare<[number, number, number, string]>(
+      'UPDATE queue_meta SET next_seq = next_seq + ?, size = size + ?, pushed = pushed + ? WHERE name = ?',
+    );
   }
+
+  insertRows(n: number): SqliteStatement {
+    let stmt = this.inserts.get(n);
+    if (stmt === undefined) {
+      const rows = new Array<string>(n).fill('(?, ?, ?, ?, ?)').join(', ');
+      stmt = this.db.prepare(`INSERT INTO queue_items (name, seq, is_text, value, enqueued_at) VALUES ${rows}`);
+      this.inserts.set(n, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** Rows per multi-row insert: 5 parameters each stays far under sqlite's parameter limit. */
+const ROWS_PER_INSERT = 64;
+
+/** A value as its row stores it; text with a NUL goes in as its UTF-8 bytes (node:sqlite on Node 22 cuts text at the first NUL). */
+function storedValue(value: StoreValue): StoreValue | Buffer {
+  return typeof value !== 'string' ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value.includes('\0') ? Buffer.from(value, 'utf8') : value;
 }
 
 function toItem(row: Row): QueueItem {
@@ -548,10 +575,7 @@ class SqliteQueue implements Queue {
         dropped = this.s.dropOldest.run(this.name, this.name, meta.size - meta.capacity + 1).changes;
       }
       const seq = meta.next_seq;
-      // Text with a NUL goes in as its UTF-8 bytes (is_text still 1): node:sqlite on Node 22 cuts text at the first NUL.
-      const stored =
-        typeof value !== 'string' ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value.includes('\0') ? Buffer.from(value, 'utf8') : value;
-      this.s.insert.run(this.name, seq, typeof value === 'string' ? 1 : 0, stored, at ?? this.c.now());
+      this.s.insert.run(this.name, seq, typeof value === 'string' ? 1 : 0, storedValue(value), at ?? this.c.now());
       this.s.afterPush.run(dropped, dropped, this.name);
       meta.next_seq += 1;
       meta.size += 1 - dropped;
@@ -575,6 +599,55 @@ class SqliteQueue implements Queue {
       });
     }
     throw new StoreError('QUEUE_FULL', `queue '${this.name}' is full (${meta.capacity} items)`, { queue: this.name, capacity: meta.capacity });
+  }
+
+  pushMany(values: readonly StoreValue[], at?: number): number[] {
+    if (values.length === 0) return [];
+    // Anything the overflow rule or the size limit would touch goes one by one, exactly as `push` does it.
+    const fits = this.c.read(() => {
+      const meta = this.meta();
+      if (meta.size + values.length > meta.capacity) return false;
+      for (let i = 0; i < values.length; i++) if (valueBytes(values[i]!) > meta.max_item_bytes) return false;
+      return true;
+    });
+    if (!fits) return values.map((v) => this.push(v, at));
+    return this.c.op(() => {
+      const meta = this.meta();
+      const when = at ?? this.c.now();
+      const seqs = new Array<number>(values.length);
+      for (let i = 0; i < values.length; ) {
+        const n = Math.min(ROWS_PER_INSERT, values.length - i);
+        const params: unknown[] = new Array(n * 5);
+        for (let k = 0; k < n; k++) {
+          const value = values[i + k]!;
+          const seq = meta.next_seq + i + k;
+          seqs[i + k] = seq;
+          params[k * 5] = this.name;
+          params[k * 5 + 1] = seq;
+          params[k * 5 + 2] = typeof value === 'string' ? 1 : 0;
+          params[k * 5 + 3] = storedValue(value);
+          params[k * 5 + 4] = when;
+        }
+        this.s.insertRows(n).run(...params);
+        i += n;
+      }
+      this.s.afterPushMany.run(values.length, values.length, values.length, this.name);
+      meta.next_seq += values.length;
+      meta.size += values.length;
+      meta.pushed += values.length;
+      return seqs;
+    });
+  }
+
+  removeMany(seqs: readonly number[]): number {
+    if (seqs.length === 0) return 0;
+    if (seqs.length === 1) return this.remove(seqs[0]!) ? 1 : 0;
+    return this.c.op(() => {
+      const meta = this.meta();
+      const n = Number(this.s.removeListed.run(this.name, JSON.stringify(seqs)).changes);
+      if (n > 0) this.removed(meta, n);
+      return n;
+    });
   }
 
   peek(limit = Number.MAX_SAFE_INTEGER): QueueItem[] {
@@ -628,7 +701,11 @@ class SqliteQueue implements Queue {
   }
 }
 
+/** Keys per multi-row insert of a seen-set (4 parameters each). */
+const KEYS_PER_INSERT = 64;
+
 class SqliteSeenSet implements SeenSet {
+  private readonly inserts = new Map<number, SqliteStatement>();
   private readonly hasStmt;
   private readonly insertStmt;
   private readonly evictStmt;
@@ -660,6 +737,48 @@ class SqliteSeenSet implements SeenSet {
       }
       return true;
     });
+  }
+
+  addMany(keys: readonly string[], at?: number): number {
+    if (keys.length <= 1) return keys.length === 1 && this.add(keys[0]!, at) ? 1 : 0;
+    for (let i = 0; i < keys.length; i++) checkKey(keys[i]!);
+    return this.c.op(() => {
+      const when = at ?? this.c.now();
+      // Each key takes the next ord, as one `add` after another would; an ignored key (already there) leaves a gap,
+      // which orders nothing differently.
+      const base = this.c.counter('seen.ord');
+      let added = 0;
+      for (let i = 0; i < keys.length; ) {
+        const n = Math.min(KEYS_PER_INSERT, keys.length - i);
+        const params: unknown[] = new Array(n * 4);
+        for (let k = 0; k < n; k++) {
+          params[k * 4] = this.name;
+          params[k * 4 + 1] = keys[i + k];
+          params[k * 4 + 2] = base + i + k + 1;
+          params[k * 4 + 3] = when;
+        }
+        added += Number(this.insertRows(n).run(...params).changes);
+        i += n;
+      }
+      this.c.setCounter('seen.ord', base + keys.length);
+      if (added === 0) return 0;
+      const size = this.c.addCounter(`seen.${this.name}.size`, added);
+      if (size > this.capacity) {
+        const removed = Number(this.evictStmt.run(this.name, this.name, size - this.capacity).changes);
+        this.c.addCounter(`seen.${this.name}.size`, -removed);
+        this.c.addCounter(`seen.${this.name}.evicted`, removed);
+      }
+      return added;
+    });
+  }
+
+  private insertRows(n: number): SqliteStatement {
+    let stmt = this.inserts.get(n);
+    if (stmt === undefined) {
+      stmt = this.c.db.prepare(`INSERT OR IGNORE INTO seen (name, key, ord, at) VALUES ${new Array<string>(n).fill('(?, ?, ?, ?)').join(', ')}`);
+      this.inserts.set(n, stmt);
+    }
+    return stmt;
   }
 
   has(key: string): boolean {

@@ -103,6 +103,13 @@ export interface Queue {
   peek(limit?: number): QueueItem[];
   get(seq: number): QueueItem | undefined;
   remove(seq: number): boolean;
+  /** Removes the items with these seqs (absent ones are skipped), in one statement where the store can; returns how many. */
+  removeMany(seqs: readonly number[]): number;
+  /**
+   * Appends the values in order, as `push` one by one would (same seqs, same refusals), in one multi-row write
+   * where the store can: when they all fit without the overflow rule.
+   */
+  pushMany(values: readonly StoreValue[], at?: number): number[];
   /** Removes every item with `seq <= through`; returns how many. */
   removeThrough(through: number): number;
   size(): number;
@@ -122,6 +129,8 @@ export interface SeenSet {
   readonly capacity: number;
   /** Adds the key; true when it was not there yet. */
   add(key: string, at?: number): boolean;
+  /** Adds every key, as `add` one by one would, in one multi-row write where the store can; returns how many were new. */
+  addMany(keys: readonly string[], at?: number): number;
   has(key: string): boolean;
   size(): number;
   /** Keys forgotten because the set was full. Survives reopening. */

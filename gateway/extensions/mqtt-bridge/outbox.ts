@@ -133,7 +133,8 @@ export class MqttOutbox {
       CODEC,
       { queue: name, capacity: options.capacity, overflow: 'drop-oldest', maxInFlight: options.inflight, minCommitGapMs: MIN_COMMIT_GAP_MS, mirrorLimit: MAX_MIRROR },
       {
-        writing: (m) => void this.seen.add(m.id),
+        // One multi-row write of the batch's ids, in the transaction of its entries.
+        wrote: (staged) => void this.seen.addMany(staged.map((m) => m.id)),
         committed: (outcome) => this.committed(outcome),
         commitFailed: (staged, err) => this.commitFailed(staged, err),
         settled: (e, ok) => this.finish(e.id, e.seq, ok),
