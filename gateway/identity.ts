@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { deriveAddress } from '../lib/mesh/address';
 import { GatewayError } from './errors';
+import { writeFileAtomically } from '../lib/write-atomically';
 
 export const IDENTITY_FILE = 'identity.json';
 
@@ -55,26 +56,6 @@ function fromPrivate(privateKey: crypto.KeyObject, file: string, created: boolea
   return { address: deriveAddress(publicKey), publicKey, privateKey, created, file };
 }
 
-function writeAtomically(file: string, data: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  const fd = fs.openSync(tmp, 'w', 0o600);
-  try {
-    fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-  // The folder entry too: without it the rename may not survive a power cut.
-  try {
-    const dir = fs.openSync(path.dirname(file), 'r');
-    fs.fsyncSync(dir);
-    fs.closeSync(dir);
-  } catch {
-    // Some filesystems refuse fsync on a directory; the file itself is synced.
-  }
-}
-
 /** Loads the identity from `stateDir`, creating the folder (0700) and the key on first start. */
 export function loadOrCreateIdentity(stateDir: string): GatewayIdentity {
   const file = path.join(stateDir, IDENTITY_FILE);
@@ -97,7 +78,7 @@ export function loadOrCreateIdentity(stateDir: string): GatewayIdentity {
       public_key: Buffer.from(identity.publicKey).toString('hex'),
       address: identity.address,
     };
-    writeAtomically(file, JSON.stringify(body, null, 2) + '\n');
+    writeFileAtomically(file, JSON.stringify(body, null, 2) + '\n');
     return identity;
   }
   let parsed: IdentityFile;

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock, TimerHandle } from '../../lib/clock';
 import type { RadioLogger } from './radio';
+import { writeFileAtomically } from '../../lib/write-atomically';
 
 export const PAIRED_PEERS_FILE = 'paired-peers.json';
 const FILE_VERSION = 1;
@@ -172,17 +173,9 @@ export class PeerAdmission {
 
   #save(): void {
     const body = `${JSON.stringify({ version: FILE_VERSION, peers: this.#peers }, null, 2)}\n`;
-    const tmp = `${this.#file}.tmp`;
     try {
       fs.mkdirSync(path.dirname(this.#file), { recursive: true });
-      const fd = fs.openSync(tmp, 'w', 0o600);
-      try {
-        fs.writeSync(fd, body);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      fs.renameSync(tmp, this.#file);
+      writeFileAtomically(this.#file, body);
     } catch (err) {
       // The peer stays admitted for this run; the log says it will not survive a restart.
       this.#o.logger.error({ err, file: this.#file }, 'paired BLE peers could not be saved; the admission lasts until the next start');
