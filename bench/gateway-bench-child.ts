@@ -49,6 +49,31 @@ function rssSplit(): { file: number; anon: number } {
   }
 }
 
+/**
+ * BENCH_DEBUG: the anonymous RSS by where it lives, from `/proc/self/smaps`: `[heap]` (the main thread's malloc),
+ * mappings of V8's 256 KB page size, glibc's per-thread malloc arenas (reserved 64 MB at a time), the rest. In kB.
+ */
+function anonByKind(): Record<string, number> {
+  const out: Record<string, number> = { heap: 0, v8pages: 0, arenas: 0, other: 0 };
+  let kind = 'other';
+  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) {
+      const size = (parseInt(head[2]!, 16) - parseInt(head[1]!, 16)) / 1024;
+      const name = head[4]!;
+      if (head[3] !== '0' || (name !== '' && name !== '[heap]' && !name.startsWith('[anon'))) kind = 'file';
+      else if (name === '[heap]') kind = 'heap';
+      else if (size % 256 === 0 && size <= 4096) kind = 'v8pages';
+      else if (size >= 1024 * 1024 / 16 && size <= 65536) kind = 'arenas';
+      else kind = 'other';
+      continue;
+    }
+    const anon = /^Anonymous:\s+(\d+) kB/.exec(line);
+    if (anon && kind !== 'file') out[kind]! += Number(anon[1]);
+  }
+  return out;
+}
+
 let peakRss = process.memoryUsage.rss();
 /** The most messages the gateway held taken and unACKed at once (admission control bounds it). */
 let peakPending = 0;
@@ -63,7 +88,7 @@ setInterval(() => {
     peakSplit = rssSplit();
     // Only for BENCH_DEBUG: what the heap was made of at the peak.
     if (process.env.BENCH_DEBUG) {
-      peakDetail = { ...process.memoryUsage(), spaces: Object.fromEntries(v8.getHeapSpaceStatistics().map((sp) => [sp.space_name, Math.round(sp.space_size / 1024)])) };
+      peakDetail = { ...process.memoryUsage(), anon: anonByKind(), spaces: Object.fromEntries(v8.getHeapSpaceStatistics().map((sp) => [sp.space_name, Math.round(sp.space_size / 1024)])) };
     }
   }
 }, 25).unref();

@@ -11,11 +11,12 @@
  * reassemble and decode every ACK), and prints that figure beside the first.
  *
  * Prints throughput (wall clock and per second of gateway CPU), latency p50/p99 at a steady rate (frame → broker and
- * frame → mesh ACK), and RSS with 4 radios at idle and under load; the baseline is plain mqtt.js QoS 1 publishing
- * from this process, run before and after the gateway (after a discarded warm-up run). Targets (issue 6): ≥ 5 000
- * messages/s radio → MQTT on one core, p50 < 5 ms, RSS < 80 MB; issue 26: wall throughput ≥ 0.5× that baseline. Also
- * printed: gateway CPU per message (all threads, and the main thread's), V8 heap bytes allocated per message and the
- * share of CPU its collections took.
+ * frame → mesh ACK), and RSS with 4 radios at idle and under load, split into file-backed and anonymous, beside a
+ * bare `node` with the same flags started in the same run (`bench/bare-node-child.ts`); the baseline is plain mqtt.js
+ * QoS 1 publishing from this process, run before and after the gateway (after a discarded warm-up run). Targets
+ * (issue 6): ≥ 5 000 messages/s radio → MQTT on one core, p50 < 5 ms, RSS < 80 MB; issue 26: wall throughput ≥ 0.5×
+ * that baseline. Also printed: gateway CPU per message (all threads, and the main thread's), V8 heap bytes allocated
+ * per message and the share of CPU its collections took.
  *
  * With Chromium at hand, a third run repeats the throughput and saturation runs with a browser on the web UI (the
  * live log, which streams every message, and the map open in two tabs) and prints the gateway's CPU per message and
@@ -103,6 +104,19 @@ function mb(bytes: number): string {
   return (bytes / 1048576).toFixed(1);
 }
 
+
+/**
+ * The memory of a bare `node` with the same flags, an idle event loop and nothing loaded, in this run: the floor
+ * against which the gateway's idle and saturated figures are read (on Node 24 it already touches some 35 MB of the
+ * node binary).
+ */
+async function bareNode(): Promise<{ rss: number; file: number; anon: number }> {
+  const child = fork(path.join(__dirname, 'bare-node-child.js'), [], { execArgv: NODE_FLAGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { rss: number; file: number; anon: number }));
+    child.once('error', reject);
+  });
+}
 
 async function baseline(url: string): Promise<number> {
   const base = mqtt.connect(url, { protocolVersion: 4 });
@@ -387,6 +401,7 @@ async function main(): Promise<void> {
   // A first run warms the driver and the broker up (JIT, buffers): discarded, it ran at half speed.
   await baseline(url);
   const baselineBefore = await baseline(url);
+  const bare = await bareNode();
   const remote = await runGateway('remote', url, askBroker, broker, THROUGHPUT_MESSAGES, true);
   const baselineAfter = await baseline(url);
   const baselineRate = (baselineBefore + baselineAfter) / 2;
@@ -420,6 +435,7 @@ async function main(): Promise<void> {
   console.log(`  saturated: ${AHEAD} msgs offered ahead of the broker, ${SATURATION_MESSAGES} msgs (peak) ${mb(remote.saturatedRss)} MB ${under80(remote.saturatedRss)}   ${SETTLE_MS / 1000} s later ${mb(remote.settledRss)} MB   (target < 80; ${remote.saturatedRate.toFixed(0)} msg/s wall)`);
   console.log(`  admission control: at most ${remote.peakPending} messages held taken and unACKed at saturation (mesh.max_pending_deliveries ${MAX_PENDING}; ${remote.throughputPending} in the throughput run), ${remote.resent} frames turned away and sent again by their senders after ${RETRY_MS} ms`);
   console.log(`  of which file-backed (node binary, libraries; shared) / anonymous (the process's own): idle ${mb(remote.idleSplit.file)} / ${mb(remote.idleSplit.anon)} MB, saturated peak ${mb(remote.saturatedSplit.file)} / ${mb(remote.saturatedSplit.anon)} MB`);
+  console.log(`  bare node ${process.version}, same flags, same run: RSS ${mb(bare.rss)} MB, file-backed / anonymous ${mb(bare.file)} / ${mb(bare.anon)} MB; the gateway's own anonymous memory above it: idle +${mb(remote.idleSplit.anon - bare.anon)} MB, saturated peak +${mb(remote.saturatedSplit.anon - bare.anon)} MB`);
   if (inProcess) console.log(`  RSS with the peers in process: idle ${mb(inProcess.idleRss)} MB, saturated (peak) ${mb(inProcess.saturatedRss)} MB`);
   if (withBrowser) {
     console.log(

@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import YAML from 'yaml';
 import type { CliCommand, CliIo } from './command';
 
 const HELP = `usage: clawling gateway [--config FILE] [--check [--strict] [--online] | --print-config]
@@ -129,6 +128,7 @@ export const command: CliCommand = {
       for (const v of loaded.env.unknown) io.stderr.write(`warning: ${v} names no setting and is ignored\n`);
       if (values['print-config']) {
         const { redactConfig } = await import('../gateway/config/redact');
+        const { default: YAML } = await import('yaml');
         io.stdout.write(YAML.stringify(redactConfig(loaded.config, loaded.schema)));
         return 0;
       }

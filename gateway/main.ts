@@ -4,9 +4,9 @@
  * and calls `runGateway`; tests call it the same way in a child process.
  */
 import type { Writable } from 'node:stream';
-import { loadConfig, type LoadedConfig } from './load-config';
+import type { LoadedConfig } from './load-config';
 import { collectSecrets } from './config/redact';
-import { loadExtensionSections } from './extensions/index';
+import { readConfigApart } from './read-apart';
 import { Gateway } from './gateway';
 import { child, createLogger, type Logger } from './logger';
 import type { Radio } from './radios/radio';
@@ -23,8 +23,10 @@ export interface RunOptions {
   radios?: (logger: Logger) => Radio[];
 }
 
+/** Reads the configuration in this process (`--check`, `--print-config`); the running gateway reads it apart. */
 export async function loadGatewayConfig(file: string | undefined, env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
-  return loadConfig({ ...(file !== undefined ? { file } : {}), env, ...(await loadExtensionSections()) });
+  const { readGatewayConfig } = await import('./read-config');
+  return readGatewayConfig(file, env);
 }
 
 /**
@@ -39,7 +41,7 @@ export async function runGateway(options: RunOptions): Promise<number> {
 }
 
 async function runOnce(options: RunOptions): Promise<number | 'restart'> {
-  const loaded = await loadGatewayConfig(options.configFile, options.env);
+  const loaded = await readConfigApart(options.configFile, options.env);
   const logger: Logger = createLogger({ level: loaded.config.log.level, secrets: collectSecrets(loaded.config, loaded.schema) });
   for (const variable of loaded.env.unknown) logger.warn({ variable }, 'environment variable names no setting; ignored');
   let signals = 0;
