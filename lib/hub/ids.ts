@@ -47,11 +47,18 @@ function monotonicUlid(): (now: number) => string {
       digits[i] = pool[at++] & 31;
     }
   };
+  // The id but its last character: within a millisecond only that one changes, save on a carry.
+  let head = '';
+  const rehead = (): void => {
+    head = timeText;
+    for (let i = 0; i < 15; i++) head += BASE32[digits[i]];
+  };
   return (now) => {
     if (now > lastTime) {
       lastTime = now;
       timeText = encodeTime(now);
       reseed();
+      rehead();
     } else {
       let i = 15;
       while (i >= 0 && digits[i] === 31) digits[i--] = 0;
@@ -62,10 +69,9 @@ function monotonicUlid(): (now: number) => string {
         timeText = encodeTime(lastTime);
         reseed();
       }
+      if (i < 15) rehead();
     }
-    let text = timeText;
-    for (let i = 0; i < 16; i++) text += BASE32[digits[i]];
-    return text;
+    return head + BASE32[digits[15]];
   };
 }
 

@@ -122,6 +122,8 @@ export interface DurableOutboxOptions {
 
 /** Entries read back from disk per refill of the mirror. */
 const LOAD_BATCH = 512;
+/** The options of every commit: written, not waited for on disk (`store.sync()` follows). */
+const DEFER_SYNC = { deferSync: true } as const;
 export const REMOVAL_DELAY_MS = 20;
 export const REMOVAL_BATCH = 4096;
 
@@ -341,18 +343,19 @@ export class DurableOutbox<T, E extends OutboxSlot> {
           results.push(this.codec.entry(slot(seq), value));
         }
         if (wrote && wrote.length > 0) this.hooks.wrote!(wrote);
-      }, { deferSync: true });
+      }, DEFER_SYNC);
     } catch (err) {
       this.removals = removals.concat(this.removals);
       this.hooks.commitFailed?.(staged, err);
       return;
     }
     this.storedCount = this.queue.size();
-    const droppedSeqs = new Set<number>();
+    // Only a full queue pushes rows out; the sets are made for that case alone.
+    const droppedSeqs = pushedOut.length > 0 ? new Set<number>() : undefined;
     const dropped: E[] = [];
     const pushedNow = pushedOut.length > 0 ? new Set(results.map((r) => (r instanceof StoreError ? -1 : r.seq))) : undefined;
     for (const d of pushedOut) {
-      droppedSeqs.add(d.seq);
+      droppedSeqs!.add(d.seq);
       const held = this.live.get(d.seq);
       if (held) {
         if (held.inFlight || held.answered) continue; // its answer is on the way; the peer will have it after all
@@ -368,7 +371,7 @@ export class DurableOutbox<T, E extends OutboxSlot> {
       if (r instanceof StoreError) continue;
       this.maxSeq = r.seq;
       // Pushed and pushed out again in the same commit: a full queue under a burst.
-      if (droppedSeqs.has(r.seq)) {
+      if (droppedSeqs?.has(r.seq)) {
         dropped.push(r);
         continue;
       }
@@ -488,7 +491,7 @@ export class DurableOutbox<T, E extends OutboxSlot> {
     try {
       this.store.transaction(() => {
         this.queue.removeMany(removals);
-      }, { deferSync: true });
+      }, DEFER_SYNC);
     } catch (err) {
       this.removals = removals.concat(this.removals);
       this.hooks.removalFailed?.(err);

@@ -14,6 +14,7 @@ import {
   decideUpsert,
   DEFAULT_INBOX_CAPACITY,
   DEFAULT_MEMORY_INBOX_MAX_CHARS,
+  overBytes,
   positiveInteger,
   resolveQueueOptions,
   resolveSeenCapacity,
@@ -45,40 +46,41 @@ type Undo = () => void;
 /** Shared by the tables of one memory store: the undo log and the closed flag. */
 class Journal {
   closed = false;
-  private log: Undo[] | undefined;
+  /** Undos of the open transaction (nested ones included); one array for the store's life. */
+  private readonly log: Undo[] = [];
+  private depth = 0;
 
   check(): void {
     if (this.closed) throw new StoreError('STORE_CLOSED', 'the store is closed');
   }
 
   record(undo: Undo): void {
-    if (this.log) this.log.push(undo);
+    if (this.depth > 0) this.log.push(undo);
   }
 
   run<T>(fn: () => T): T {
     this.check();
-    const outermost = this.log === undefined;
-    if (outermost) this.log = [];
-    const log = this.log as Undo[];
-    const mark = log.length;
-    const rollback = (): void => {
-      while (log.length > mark) (log.pop() as Undo)();
-    };
+    const mark = this.log.length;
+    this.depth++;
     let result: T;
     try {
       result = fn();
+      if (result !== null && typeof (result as { then?: unknown })?.then === 'function') {
+        throw new StoreError('STORE_BAD_ARGUMENT', 'a transaction function must be synchronous (it returned a promise)');
+      }
     } catch (err) {
-      rollback();
-      if (outermost) this.log = undefined;
+      this.rollback(mark);
       throw err;
+    } finally {
+      // The outermost transaction ended: its undos are no longer needed.
+      if (--this.depth === 0) this.log.length = 0;
     }
-    if (result !== null && typeof (result as { then?: unknown })?.then === 'function') {
-      rollback();
-      if (outermost) this.log = undefined;
-      throw new StoreError('STORE_BAD_ARGUMENT', 'a transaction function must be synchronous (it returned a promise)');
-    }
-    if (outermost) this.log = undefined;
     return result;
+  }
+
+  private rollback(mark: number): void {
+    const log = this.log;
+    while (log.length > mark) (log.pop() as Undo)();
   }
 }
 
@@ -286,8 +288,8 @@ class MemoryQueue implements Queue {
 
   push(value: StoreValue, at?: number): number {
     this.journal.check();
-    const bytes = valueBytes(value);
-    if (bytes > this.settings.maxItemBytes) {
+    if (overBytes(value, this.settings.maxItemBytes)) {
+      const bytes = valueBytes(value);
       this.bump('rejected');
       throw new StoreError('ITEM_TOO_LARGE', `queue '${this.name}' refuses an item of ${bytes} bytes (limit ${this.settings.maxItemBytes})`, {
         queue: this.name,
@@ -309,15 +311,15 @@ class MemoryQueue implements Queue {
       }
     }
     const seq = this.nextSeq++;
-    this.journal.record(() => {
-      this.nextSeq = seq;
-    });
     const item: QueueItem = { seq, value: copyValue(value), enqueuedAt: at ?? this.now() };
     this.items.set(seq, item);
+    this.count.pushed++;
+    // One undo for the whole push (a closure per step was most of a push's cost).
     this.journal.record(() => {
+      this.count.pushed--;
       this.items.delete(seq);
+      this.nextSeq = seq;
     });
-    this.bump('pushed');
     return seq;
   }
 
@@ -351,9 +353,14 @@ class MemoryQueue implements Queue {
 
   remove(seq: number): boolean {
     this.journal.check();
-    if (!this.items.has(seq)) return false;
-    this.take(seq);
-    this.bump('removed');
+    const item = this.items.get(seq);
+    if (item === undefined) return false;
+    this.items.delete(seq);
+    this.count.removed++;
+    this.journal.record(() => {
+      this.count.removed--;
+      this.restore(item);
+    });
     return true;
   }
 
@@ -386,10 +393,13 @@ class MemoryQueue implements Queue {
   private take(seq: number): void {
     const item = this.items.get(seq) as QueueItem;
     this.items.delete(seq);
-    this.journal.record(() => {
-      this.items.set(seq, item);
-      this.items = new Map([...this.items.entries()].sort((a, b) => a[0] - b[0]));
-    });
+    this.journal.record(() => this.restore(item));
+  }
+
+  /** Puts a taken item back in seq order (a rollback). */
+  private restore(item: QueueItem): void {
+    this.items.set(item.seq, item);
+    this.items = new Map([...this.items.entries()].sort((a, b) => a[0] - b[0]));
   }
 
   private bump(counter: keyof QueueCounters): void {

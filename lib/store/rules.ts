@@ -66,6 +66,15 @@ export function valueBytes(value: StoreValue): number {
   throw new StoreError('STORE_BAD_ARGUMENT', 'a stored value must be a string or a Uint8Array');
 }
 
+/**
+ * Is the value above `limit` bytes? Text that would fit even at three UTF-8 bytes per UTF-16 unit is not measured:
+ * measuring a string built by concatenation flattens it, a copy of every stored record made for nothing.
+ */
+export function overBytes(value: StoreValue, limit: number): boolean {
+  if (typeof value === 'string' && value.length * 3 <= limit) return false;
+  return valueBytes(value) > limit;
+}
+
 export function checkInboxWrite(row: InboxWrite): void {
   for (const key of ['messageId', 'chatId', 'event', 'senderId', 'fingerprint', 'body'] as const) {
     if (typeof row[key] !== 'string') throw new StoreError('STORE_BAD_ARGUMENT', `inbox row ${key} must be a string`);

@@ -16,6 +16,7 @@ import {
   checkName,
   decideUpsert,
   DEFAULT_INBOX_CAPACITY,
+  overBytes,
   positiveInteger,
   resolveQueueOptions,
   resolveSeenCapacity,
@@ -607,7 +608,7 @@ class SqliteQueue implements Queue {
     const fits = this.c.read(() => {
       const meta = this.meta();
       if (meta.size + values.length > meta.capacity) return false;
-      for (let i = 0; i < values.length; i++) if (valueBytes(values[i]!) > meta.max_item_bytes) return false;
+      for (let i = 0; i < values.length; i++) if (overBytes(values[i]!, meta.max_item_bytes)) return false;
       return true;
     });
     if (!fits) return values.map((v) => this.push(v, at));

@@ -13,7 +13,7 @@ import type { Composed } from './compose';
 import { HubError } from '../errors';
 import type { SendAck, SendHandle, SendQueued, SendRejection } from '../events';
 import type { JsonObject } from '../json';
-import { Outbox, stampBytes, wireText, type OutboxEntry, type SendEntry } from './outbox';
+import { Outbox, stampBytes, wireText, type NewRecord, type SendEntry } from './outbox';
 import { pendingSend, refusedSend, type PendingSend } from './send-handle';
 import { checkSendTag, type SendTag } from '../send-tag';
 import { utf8Length } from '../../bytes';
@@ -36,6 +36,12 @@ export function checkGate(gate: ChatGate, chatId: string): void {
 /** Refuses a frame above the hub's cap (FRAME_TOO_LARGE). */
 export function checkFrameSize(frame: JsonObject, maxFrameBytes: number): void {
   checkFrameBytes(utf8Length(JSON.stringify(frame)), maxFrameBytes);
+}
+
+/** `checkFrameBytes` of a frame's JSON plus `extra` bytes, measured only when it could be over (3 bytes a unit at most). */
+function checkFrameJson(json: string, extra: number, maxFrameBytes: number): void {
+  if (json.length * 3 + extra <= maxFrameBytes) return;
+  checkFrameBytes(utf8Length(json) + extra, maxFrameBytes);
 }
 
 function checkFrameBytes(bytes: number, maxFrameBytes: number): void {
@@ -132,14 +138,14 @@ export class SendPath {
       // The frame is serialized once: this text is measured here, stored, and stamped for the wire at each attempt.
       const frameJson = JSON.stringify(c.frame);
       const now = this.core.clock.now();
-      checkFrameBytes(utf8Length(frameJson) + stampBytes(now), this.core.options.maxFrameBytes);
+      checkFrameJson(frameJson, stampBytes(now), this.core.options.maxFrameBytes);
       if (this.outbox.size + this.outbox.staged >= this.core.options.outboxCapacity) {
         throw new HubError('OUTBOX_FULL', `the outbox is full (${this.core.options.outboxCapacity} unanswered sends); nothing was queued`, { capacity: this.core.options.outboxCapacity });
       }
       const traceId = c.frame.trace_id as string;
       const pending = pendingSend(c.messageId, traceId);
       this.waiters.set(traceId, pending);
-      this.outbox.stage({
+      const record: NewRecord = {
         messageId: c.messageId,
         traceId,
         event: c.event,
@@ -148,8 +154,9 @@ export class SendPath {
         frameJson,
         createdAt: now,
         expiresAt: this.core.options.sendExpiryMs > 0 ? now + this.core.options.sendExpiryMs : undefined,
-        ...(tag !== undefined ? { tag } : {}),
-      });
+      };
+      if (tag !== undefined) record.tag = tag;
+      this.outbox.stage(record);
       return pending.handle;
     } catch (err) {
       return refusedSend(err, c?.messageId, c?.frame.trace_id as string | undefined);
@@ -185,7 +192,7 @@ export class SendPath {
     this.settleWaiter(e.traceId, ack, undefined);
   }
 
-  private reportQueued(e: OutboxEntry): void {
+  private reportQueued(e: SendEntry): void {
     const queued: SendQueued = { event: e.event, messageId: e.messageId, traceId: e.traceId, chatId: e.chatId, ...(e.tag !== undefined ? { tag: e.tag } : {}) };
     this.core.events.emit('queued', queued);
     this.waiters.get(e.traceId)?.settleQueued(queued);
@@ -244,15 +251,20 @@ export class SendPath {
   }
 
   private armOutboxTimer(): void {
+    if (this.core.stopping) {
+      this.core.clock.clearTimeout(this.outboxTimer);
+      this.outboxTimer = undefined;
+      this.outboxTimerAt = undefined;
+      return;
+    }
     const next = this.outbox.nextDeadline();
-    if (next === this.outboxTimerAt) return;
-    // A timer due no later than needed stays: firing early finds nothing overdue and arms again, where re-arming
-    // at every pump (the oldest send in flight changes with each answer) would cost a timer per batch.
-    if (next !== undefined && this.outboxTimerAt !== undefined && this.outboxTimerAt <= next) return;
+    // A timer due no later than needed stays, and so does one when nothing is due: firing early finds nothing
+    // overdue and arms again, where re-arming at every pump (the oldest send in flight changes with each answer,
+    // and one send at a time empties the window at each) would cost a timer per message.
+    if (next === undefined || next === this.outboxTimerAt) return;
+    if (this.outboxTimerAt !== undefined && this.outboxTimerAt <= next) return;
     this.core.clock.clearTimeout(this.outboxTimer);
-    this.outboxTimer = undefined;
     this.outboxTimerAt = next;
-    if (next === undefined || this.core.stopping) return;
     this.outboxTimer = this.core.clock.setTimeout(() => {
       this.outboxTimer = undefined;
       this.outboxTimerAt = undefined;
