@@ -53,7 +53,7 @@ class Pending implements PendingSend {
     answer.messageId = messageId;
     answer.traceId = traceId;
     answer[QUEUED] = this.state;
-    Object.defineProperty(answer, 'queued', QUEUED_PROPERTY);
+    void Object.defineProperty(answer, 'queued', QUEUED_PROPERTY);
     this.handle = answer as unknown as SendHandle;
   }
 
