@@ -324,11 +324,12 @@ async function peerComparison(): Promise<void> {
     }
     const bare = await bareSession(url, bareFrameOf);
     const hub = await hubSession(url, 'measured');
-    // Warm-up of both paths (JIT), not counted.
-    await bare.sequential(500);
-    await bare.windowed(500);
-    await hub.sequential(500);
-    await hub.windowed(500);
+    // Warm-up of both paths, one round each, not counted: with 500 messages the client's code was still being
+    // compiled in the first counted round (half the speed of the later ones), so the median leant on JIT timing.
+    await bare.sequential(PEER_N);
+    await bare.windowed(PEER_N);
+    await hub.sequential(PEER_N);
+    await hub.windowed(PEER_N);
     const runs = { bareSeq: [] as PeerRun[], hubSeq: [] as PeerRun[], bareWin: [] as PeerRun[], hubWin: [] as PeerRun[] };
     for (let r = 0; r < PEER_ROUNDS; r++) {
       runs.bareSeq.push(await bare.sequential(PEER_N));

@@ -154,7 +154,8 @@ export class ReceivePipeline {
       // Persisted first, so that an effect that flushes acks (replay.done) includes the frame's own dseq.
       const dseq = item.parsed.ok ? item.parsed.frame.dseq : item.parsed.dseq;
       const seq = item.parsed.ok ? item.parsed.frame.seq : undefined;
-      this.services.core.bus.emit('persisted', { sessionId: item.sessionId, dseq, seq });
+      // Most frames of a busy sender are acks, which carry neither: nothing to report for them.
+      if (dseq !== undefined || seq !== undefined) this.services.core.bus.emit('persisted', { sessionId: item.sessionId, dseq, seq });
       for (const effect of effects[i]) {
         try {
           effect();

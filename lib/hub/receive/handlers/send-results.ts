@@ -1,5 +1,5 @@
 /** The hub's answers to our durable uplinks: `message.ack` and `message.error`. */
-import type { SendRejection } from '../../events';
+import type { SendAck, SendRejection } from '../../events';
 import { num, str } from '../../json';
 import type { FrameContext } from './context';
 
@@ -15,15 +15,15 @@ export function handleMessageAck(ctx: FrameContext): void {
   const messageId = str(frame.payload.message_id);
   const entry = services.outbox.byTrace(frame.traceId) ?? (messageId ? services.outbox.byMessageId(messageId) : undefined);
   if (!entry) return;
-  const ack = {
+  const ack: SendAck = {
     event: entry.event,
     messageId: messageId ?? entry.messageId,
     traceId: entry.traceId,
     chatId: entry.chatId,
     acceptedAt: num(frame.payload.accepted_at),
     attempts: entry.attempts,
-    ...(entry.tag !== undefined ? { tag: entry.tag } : {}),
   };
+  if (entry.tag !== undefined) ack.tag = entry.tag;
   ctx.later(() => services.sends.acked(entry, ack));
 }
 
