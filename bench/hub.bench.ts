@@ -14,8 +14,9 @@
  *    each send with an immediate `message.ack` and does nothing else: a bare `ws` client sending the very frames
  *    HubClient sends (same JSON shape and length) and waiting for the ack, beside HubClient (memory store)
  *    `send` → `message.ack`, one at a time and with 64 in flight. Rounds alternate the two; the median round is
- *    printed, as messages per second and as CPU µs per message of this process (where both clients run), with
- *    the ratio HubClient / bare (target ≥ 0.7×, issue 11).
+ *    printed, as messages per second, CPU µs and V8 heap bytes allocated per message of this process (where both
+ *    clients run), with the ratio HubClient / bare (target ≥ 0.7×, issues 11 and 26). Each client first runs one
+ *    uncounted round of each kind.
  *
  * BENCH_N (default 2000) sets the round trips of parts 1 and 2; BENCH_REPLAY (default 10000) the replay backlog;
  * BENCH_PEER_N (default 5000) the messages per round of part 4, BENCH_PEER_ROUNDS (default 5) its rounds;
@@ -30,6 +31,7 @@ import { startDevHub, type DevHub } from '../devhub';
 import { HubClient } from '../lib/hub';
 import { openStore, type Store } from '../lib/store';
 import { askChild } from '../test/support/child-ask';
+import { heapMeter } from './heap-meter';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const REPLAY = Number(process.env.BENCH_REPLAY ?? 10_000);
@@ -171,20 +173,24 @@ async function replay(hub: DevHub, store: Store, label: string): Promise<{ perSe
 
 // ─── 4. against a minimal peer in another process ─────────────────────────────────────────────────────────────
 
-/** One mode of one client against the peer: messages per second and CPU µs per message of this process. */
+/** One mode of one client against the peer: messages per second, CPU µs and V8 heap bytes per message of this process. */
 interface PeerRun {
   perSec: number;
   cpuUsPerMsg: number;
+  heapPerMsg: number;
 }
+
+const heapNow = heapMeter();
 
 /** `fn` sends `n` messages and resolves when the last is answered. */
 async function measure(n: number, fn: () => Promise<void>): Promise<PeerRun> {
+  const heap0 = heapNow().allocated;
   const cpu0 = process.cpuUsage();
   const t0 = nowMs();
   await fn();
   const ms = nowMs() - t0;
   const cpu = process.cpuUsage(cpu0);
-  return { perSec: (n / ms) * 1000, cpuUsPerMsg: (cpu.user + cpu.system) / n };
+  return { perSec: (n / ms) * 1000, cpuUsPerMsg: (cpu.user + cpu.system) / n, heapPerMsg: (heapNow().allocated - heap0) / n };
 }
 
 /** Keeps `window` calls of `one` outstanding until `n` have resolved. */
@@ -342,7 +348,7 @@ async function peerComparison(): Promise<void> {
 
     console.log(`\nagainst a minimal peer in another process (${hubJson.length}-byte frames; median of ${PEER_ROUNDS} rounds of ${PEER_N}):`);
     const line = (label: string, rs: PeerRun[]): string =>
-      `  ${label.padEnd(34)} ${median(rs, 'perSec').toFixed(0).padStart(7)} msgs/s   ${median(rs, 'cpuUsPerMsg').toFixed(1).padStart(6)} CPU µs/msg   (rounds, msgs/s and CPU µs/msg: ${rs.map((x) => `${x.perSec.toFixed(0)}/${x.cpuUsPerMsg.toFixed(1)}`).join(' ')})`;
+      `  ${label.padEnd(34)} ${median(rs, 'perSec').toFixed(0).padStart(7)} msgs/s   ${median(rs, 'cpuUsPerMsg').toFixed(1).padStart(6)} CPU µs/msg   ${(median(rs, 'heapPerMsg') / 1024).toFixed(1).padStart(5)} KB heap/msg   (rounds, msgs/s and CPU µs/msg: ${rs.map((x) => `${x.perSec.toFixed(0)}/${x.cpuUsPerMsg.toFixed(1)}`).join(' ')})`;
     const verdict = (hubRuns: PeerRun[], bareRuns: PeerRun[]): string => {
       const wall = median(hubRuns, 'perSec') / median(bareRuns, 'perSec');
       const cpu = median(bareRuns, 'cpuUsPerMsg') / median(hubRuns, 'cpuUsPerMsg');
