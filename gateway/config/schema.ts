@@ -113,6 +113,13 @@ export const CORE_CONFIG_SCHEMA = {
         reconnect_max_ms: { type: 'integer', minimum: 10, maximum: 3600000, default: 30000 },
         inflight: { type: 'integer', minimum: 1, maximum: 1024, default: 256, description: 'QoS 1 publishes awaiting PUBACK at once.' },
         outbox_max_entries: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000 },
+        commit_interval_ms: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 1000,
+          default: 10,
+          description: 'Under load, outbox commits (and their fsyncs) at least this far apart; a lone message is not held back. Larger: less CPU per message, later ACKs.',
+        },
         raw_frames: { type: 'boolean', default: false, description: 'Also publish every received frame as bytes on <base>/raw/<radio>.' },
         health_interval_s: { type: 'integer', minimum: 1, maximum: 86400, default: 30 },
         tls: {

@@ -50,6 +50,7 @@ export class MqttBridge extends Extension {
         capacity: config.mqtt.outbox_max_entries,
         dedupCapacity: Math.max(config.mesh.dedup_max_entries, config.mqtt.outbox_max_entries),
         inflight: config.mqtt.inflight,
+        commitIntervalMs: config.mqtt.commit_interval_ms,
         properties: (id) => ({ contentType: 'application/json', userProperties: { message_id: id } }),
       },
       logger,

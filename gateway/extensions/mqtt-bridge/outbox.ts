@@ -36,6 +36,12 @@ export interface OutboxOptions {
   capacity: number;
   dedupCapacity: number;
   inflight: number;
+  /**
+   * Group commit: under load, commits are at least this far apart, so each write to the store and each fsync
+   * carries many entries; a lone message still goes to disk in the next turn of the event loop
+   * (`mqtt.commit_interval_ms`, whose default is this one's).
+   */
+  commitIntervalMs?: number;
   /** MQTT 5 properties for a message publish, from its id (the idempotency key). */
   properties?: (id: string) => PublishOptions['properties'];
   queueName?: string;
@@ -61,11 +67,6 @@ interface Claim {
   settles: Settle[];
 }
 
-/**
- * Group commit: under load, commits are at least this far apart, so each fsync carries many entries; a lone
- * message still goes to disk in the next turn of the event loop.
- */
-const MIN_COMMIT_GAP_MS = 2;
 /** Entries kept in memory ahead of the publisher; the rest wait on disk (a long broker outage must not fill RAM). */
 const MAX_MIRROR = 4096;
 
@@ -131,7 +132,7 @@ export class MqttOutbox {
     this.box = new DurableOutbox(
       store,
       CODEC,
-      { queue: name, capacity: options.capacity, overflow: 'drop-oldest', maxInFlight: options.inflight, minCommitGapMs: MIN_COMMIT_GAP_MS, mirrorLimit: MAX_MIRROR },
+      { queue: name, capacity: options.capacity, overflow: 'drop-oldest', maxInFlight: options.inflight, minCommitGapMs: options.commitIntervalMs ?? 10, mirrorLimit: MAX_MIRROR },
       {
         // One multi-row write of the batch's ids, in the transaction of its entries.
         wrote: (staged) => void this.seen.addMany(staged.map((m) => m.id)),
