@@ -26,6 +26,8 @@ interface NodeDetail {
   connected: boolean;
   heard_by: Array<{ radio: string; peer: string; hop_count: number; rssi?: number }>;
   rssi?: number;
+  battery?: number;
+  load?: number;
   last_seen: number;
   messages: number;
   messages_per_min: number;
@@ -68,7 +70,9 @@ function messageRow(m: Message): HTMLTableRowElement {
 function render(n: NodeDetail, now: number): void {
   byId('node-name').textContent = n.name ?? n.address;
   const heard = n.heard_by.map((h) => (h.hop_count === 0 ? `${h.radio} directly` : `${h.radio} via ${h.peer} (${h.hop_count} hops)`)).join(', ');
-  byId('node-meta').textContent = `${n.address} · ${n.connected ? 'connected' : 'not heard lately'} · heard by ${heard || 'nobody yet'} · RSSI ${n.rssi ?? '–'} · last seen ${age(n.last_seen, now)} · ${n.messages_per_min} msg/min · ${n.messages} messages`;
+  // Battery and load come from the node's advertisement and only once a link reported them: shown when known.
+  const power = `${n.battery !== undefined ? ` · battery ${n.battery} %` : ''}${n.load !== undefined ? ` · load ${n.load}` : ''}`;
+  byId('node-meta').textContent = `${n.address} · ${n.connected ? 'connected' : 'not heard lately'} · heard by ${heard || 'nobody yet'} · RSSI ${n.rssi ?? '–'}${power} · last seen ${age(n.last_seen, now)} · ${n.messages_per_min} msg/min · ${n.messages} messages`;
   const readings = byId('readings');
   const charts = Object.entries(n.history).map(([key, points]) => lineChart(key, points, now));
   const latest = readingsText(n.readings);

@@ -1,8 +1,8 @@
 /**
- * A node's page in Chromium against a real gateway with a simulated radio and `http.auth_token` set: the readings
- * chart, the recent messages with their text shown only with the token, and the send form, refused without the
- * token (nothing reaches the node) and, with it, reaching the simulated node and showing `sent` then `acked` as the
- * gateway reports them.
+ * A node's page in Chromium against a real gateway with a simulated radio and `http.auth_token` set: the node's link
+ * figures (RSSI, and battery and load from its advertisement), the readings chart, the recent messages with their
+ * text shown only with the token, and the send form, refused without the token (nothing reaches the node) and, with
+ * it, reaching the simulated node and showing `sent` then `acked` as the gateway reports them.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -22,7 +22,7 @@ describe('web UI: node page in Chromium', function () {
 
   before(async () => {
     s = await openUiSession('webui-node-', {
-      radios: [{ id: RADIO, kind: 'simulated', peers: [{ id: 'alice', rssi: -42 }] }],
+      radios: [{ id: RADIO, kind: 'simulated', peers: [{ id: 'alice', rssi: -42, battery: 87, load: 12 }] }],
       nodes: { names: { [ALICE]: 'Greenhouse' } },
       devices: [{ match: { sender: ALICE }, entities: [{ key: 'temperature', from: { regex: 't=(-?[0-9.]+)' } }] }],
       http: { enabled: true, port: 0, auth_token: TOKEN },
@@ -44,7 +44,7 @@ describe('web UI: node page in Chromium', function () {
 
   it('names the node and charts its readings', async () => {
     assert.equal(await s.page.locator('#node-name').innerText(), 'Greenhouse');
-    assert.match(await s.page.locator('#node-meta').innerText(), new RegExp(`^${ALICE} · connected · heard by ${RADIO} directly · RSSI -42`));
+    assert.match(await s.page.locator('#node-meta').innerText(), new RegExp(`^${ALICE} · connected · heard by ${RADIO} directly · RSSI -42 · battery 87 % · load 12 · last seen`));
     const chart = s.page.locator('#readings svg[data-key="temperature"]');
     await chart.waitFor();
     assert.match(String(await chart.locator('polyline').getAttribute('points')), /^[0-9.]+,[0-9.]+( [0-9.]+,[0-9.]+)?$/);

@@ -52,6 +52,10 @@ export interface NodeRow {
   gateways: GatewayHearing[];
   links: string[];
   rssi?: number;
+  /** From its signed BLE advertisement, 0–100 %, once a link to it reported one. */
+  battery?: number;
+  /** Likewise, the node's own load figure (0–254). */
+  load?: number;
   last_seen: number;
   messages: number;
   messages_per_min: number;
@@ -137,6 +141,8 @@ export class NodeBook {
     const name = this.names[n.address];
     if (name !== undefined) row.name = name;
     if (n.rssi !== undefined) row.rssi = n.rssi;
+    if (n.battery !== undefined) row.battery = n.battery;
+    if (n.load !== undefined) row.load = n.load;
     return row;
   }
 
