@@ -19,6 +19,7 @@ import { backgroundClock } from '../lib/clock';
 import type { Radio } from '../gateway/radios/radio';
 import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
 import { RemotePeersRadio, remotePeers } from './gateway-bench-radio';
+import { heapMeter } from './heap-meter';
 
 type FromParent =
   | { type: 'frames'; peer: number; frames: string[] }
@@ -93,27 +94,8 @@ setInterval(() => {
   }
 }, 25).unref();
 
-/**
- * Bytes the V8 heap allocated since start, and the time its collections took: the heap in use now plus what every
- * collection freed (each GC's used size before minus after, from V8's own GC profiler). Buffers' backing stores
- * are outside the V8 heap and not in it.
- */
-let gcProfiler = new v8.GCProfiler();
-gcProfiler.start();
-let freedBytes = 0;
-let gcUs = 0;
-let gcCount = 0;
-function heapAllocated(): { allocated: number; gcUs: number; gcCount: number } {
-  const r = gcProfiler.stop();
-  gcProfiler = new v8.GCProfiler();
-  gcProfiler.start();
-  for (const s of r?.statistics ?? []) {
-    freedBytes += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
-    gcUs += s.cost;
-    gcCount += 1;
-  }
-  return { allocated: v8.getHeapStatistics().used_heap_size + freedBytes, gcUs, gcCount };
-}
+/** Bytes the V8 heap allocated since start, and the time its collections took (bench/heap-meter.ts). */
+const heapAllocated = heapMeter();
 
 /**
  * BENCH_ALLOCPROF=<file>: where the heap allocations come from, collected ones included (V8's sampling heap
