@@ -130,6 +130,8 @@ describe('gateway controls over MQTT (bridge requests) and in Home Assistant', f
       await rec.until(() => options().some((o) => o.pairing === 'ON'), 5000, 'the switch on');
       const on = options().find((o) => o.pairing === 'ON')!;
       assert.ok(Math.abs(Date.parse(on.pairing_until!) - (t0 + 2000)) < 1500, `until ${on.pairing_until}`);
+      // The options go out as the window opens, before the answer to the request that opened it: wait for that too.
+      await rec.until(() => rec.json(`${BASE}/bridge/response/pairing`).length > 0, 5000, 'the answer');
       assert.equal((rec.json<{ status: string; data: { pairing: string } }>(`${BASE}/bridge/response/pairing`).at(-1))!.data.pairing, 'ON');
       await rec.until(() => options().at(-1)!.pairing === 'OFF', 6000, 'the window closed by itself');
       assert.equal(options().at(-1)!.pairing_until, null);
