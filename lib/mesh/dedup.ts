@@ -34,16 +34,86 @@ export interface DeduplicatorCounters {
 
 type Key = string | MessageIdLike;
 
+/** One remembered id: when it was first seen, its place in first-seen order, and its last consultation. */
+interface Slot {
+  at: number;
+  /** Its entry in `bySight`; an entry whose slot says otherwise is stale (the id was forgotten meanwhile). */
+  sight: number;
+  /** Its latest entry in `byUse` (LRU only); older entries of the same id are stale. */
+  use: number;
+}
+
+/**
+ * Ids in some order with a stamp each, oldest first. Forgetting an id does not touch the queue (that would be a
+ * linear search): its entries go stale and are skipped when they reach the front, or dropped when the stale ones
+ * outnumber the live ones. A `Map` iterated from the front would do the same skipping on every call, over every id
+ * deleted since its table was last rebuilt — thousands of steps per mark for a full LRU set.
+ */
+class StampQueue {
+  private keys: string[] = [];
+  private stamps: number[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.keys.length - this.head;
+  }
+
+  push(key: string, stamp: number): void {
+    this.keys.push(key);
+    this.stamps.push(stamp);
+  }
+
+  /** The front entry's key, `undefined` when empty. */
+  frontKey(): string | undefined {
+    return this.head < this.keys.length ? this.keys[this.head] : undefined;
+  }
+
+  frontStamp(): number {
+    return this.stamps[this.head]!;
+  }
+
+  shift(): void {
+    this.head += 1;
+    if (this.head === this.keys.length) this.clear();
+    else if (this.head > 1024 && this.head * 2 > this.keys.length) this.compact(() => true);
+  }
+
+  /** Keeps only the entries `live` accepts, in order. */
+  compact(live: (key: string, stamp: number) => boolean): void {
+    const keys: string[] = [];
+    const stamps: number[] = [];
+    for (let i = this.head; i < this.keys.length; i++) {
+      if (!live(this.keys[i]!, this.stamps[i]!)) continue;
+      keys.push(this.keys[i]!);
+      stamps.push(this.stamps[i]!);
+    }
+    this.keys = keys;
+    this.stamps = stamps;
+    this.head = 0;
+  }
+
+  clear(): void {
+    this.keys = [];
+    this.stamps = [];
+    this.head = 0;
+  }
+}
+
 export class Deduplicator {
-  /** id → first-seen time, in first-seen order (so the front is always the next to expire). */
-  private readonly seenAt = new Map<string, number>();
-  /** ids in least-recently-consulted order (only for `lru`). */
-  private readonly recency = new Map<string, true>();
+  private readonly slots = new Map<string, Slot>();
+  /** Ids in first-seen order (so the front is always the next to expire), stamped with their `sight`. */
+  private readonly bySight = new StampQueue();
+  /** Ids in least-recently-consulted order, stamped with their `use` (only for `lru`). */
+  private readonly byUse = new StampQueue();
+  /** The last stamp given out (sights and uses share it; it only grows). */
+  private stamp = 0;
   private readonly capacity: number;
   private readonly retentionMs: number;
   private readonly lru: boolean;
   private readonly now: () => number;
   private readonly tally: DeduplicatorCounters = { duplicates: 0, expired: 0, capacityEvictions: 0 };
+  private readonly sightLive = (key: string, stamp: number): boolean => this.slots.get(key)?.sight === stamp;
+  private readonly useLive = (key: string, stamp: number): boolean => this.slots.get(key)?.use === stamp;
 
   constructor(options: DeduplicatorOptions = {}) {
     this.capacity = positiveIntegerOption(options.capacity, DEDUP_CAPACITY, 'capacity');
@@ -53,7 +123,7 @@ export class Deduplicator {
   }
 
   get size(): number {
-    return this.seenAt.size;
+    return this.slots.size;
   }
 
   get counters(): Readonly<DeduplicatorCounters> {
@@ -72,42 +142,48 @@ export class Deduplicator {
 
   /** Seen within the retention window? Counts as a use for LRU; does not mark. */
   has(id: Key): boolean {
-    const key = String(id);
-    const at = this.seenAt.get(key);
-    if (at === undefined) return false;
-    if (this.now() - at >= this.retentionMs) {
-      this.remove(key);
+    const key = typeof id === 'string' ? id : String(id);
+    const slot = this.slots.get(key);
+    if (slot === undefined) return false;
+    if (this.now() - slot.at >= this.retentionMs) {
+      this.slots.delete(key);
       this.tally.expired++;
+      this.tidy();
       return false;
     }
     if (this.lru) {
-      this.recency.delete(key);
-      this.recency.set(key, true);
+      slot.use = ++this.stamp;
+      this.byUse.push(key, slot.use);
+      this.tidy();
     }
     return true;
   }
 
   /** Record an id; returns false when it was already recorded and unexpired. */
   mark(id: Key): boolean {
-    const key = String(id);
+    const key = typeof id === 'string' ? id : String(id);
     const now = this.now();
     this.expire(now);
-    if (this.seenAt.has(key)) return false;
-    while (this.seenAt.size >= this.capacity) {
-      const victim = this.lru ? (this.recency.keys().next().value as string) : (this.seenAt.keys().next().value as string);
-      this.remove(victim);
+    if (this.slots.has(key)) return false;
+    while (this.slots.size >= this.capacity) {
+      const victim = this.oldest(this.lru ? this.byUse : this.bySight, this.lru ? this.useLive : this.sightLive);
+      if (victim === undefined) break;
+      this.slots.delete(victim);
       this.tally.capacityEvictions++;
     }
-    this.seenAt.set(key, now);
-    if (this.lru) this.recency.set(key, true);
+    const stamp = ++this.stamp;
+    this.slots.set(key, { at: now, sight: stamp, use: stamp });
+    this.bySight.push(key, stamp);
+    if (this.lru) this.byUse.push(key, stamp);
+    this.tidy();
     return true;
   }
 
   /** Forget an id so that its next arrival is processed as new (after a security rejection or a deferral). */
   unmark(id: Key): boolean {
-    const key = String(id);
-    if (!this.seenAt.has(key)) return false;
-    this.remove(key);
+    const key = typeof id === 'string' ? id : String(id);
+    if (!this.slots.delete(key)) return false;
+    this.tidy();
     return true;
   }
 
@@ -117,24 +193,38 @@ export class Deduplicator {
   }
 
   clear(): void {
-    this.seenAt.clear();
-    this.recency.clear();
+    this.slots.clear();
+    this.bySight.clear();
+    this.byUse.clear();
   }
 
   private expire(now: number): number {
     let n = 0;
-    for (const [key, at] of this.seenAt) {
-      if (now - at < this.retentionMs) break;
-      this.remove(key);
+    for (;;) {
+      const key = this.oldest(this.bySight, this.sightLive);
+      if (key === undefined || now - this.slots.get(key)!.at < this.retentionMs) break;
+      this.slots.delete(key);
+      this.bySight.shift();
       n++;
     }
     this.tally.expired += n;
     return n;
   }
 
-  private remove(key: string): void {
-    this.seenAt.delete(key);
-    this.recency.delete(key);
+  /** The key at the front of `queue` once its stale entries are dropped; `undefined` when none is left. */
+  private oldest(queue: StampQueue, live: (key: string, stamp: number) => boolean): string | undefined {
+    for (let key = queue.frontKey(); key !== undefined; key = queue.frontKey()) {
+      if (live(key, queue.frontStamp())) return key;
+      queue.shift();
+    }
+    return undefined;
+  }
+
+  /** Stale entries (forgotten ids, earlier uses) are dropped once they outnumber the live ones: O(1) amortized. */
+  private tidy(): void {
+    const bound = 2 * this.slots.size + 64;
+    if (this.bySight.length > bound) this.bySight.compact(this.sightLive);
+    if (this.byUse.length > bound) this.byUse.compact(this.useLive);
   }
 }
 

@@ -23,6 +23,7 @@ import {
   type ResolvedQueueOptions,
   valueBytes,
 } from './rules';
+import { KeyFilter } from './key-filter';
 import { loadSqliteDriver, sqliteCodeOf, type SqliteConstructor, type SqliteDatabase, type SqliteStatement } from './sqlite-driver';
 import { SCHEMA_V1, SCHEMA_VERSION } from './sqlite-schema';
 import type {
@@ -702,12 +703,18 @@ class SqliteQueue implements Queue {
   }
 }
 
+/** Rows per read when a seen-set's memory filter is built from its table. */
+const FILTER_PAGE = 1024;
+
 /** Keys per multi-row insert of a seen-set (4 parameters each). */
 const KEYS_PER_INSERT = 64;
 
 class SqliteSeenSet implements SeenSet {
   private readonly inserts = new Map<number, SqliteStatement>();
   private readonly hasStmt;
+  private readonly pageStmt;
+  private filter: KeyFilter | undefined;
+  private filterGeneration = -1;
   private readonly insertStmt;
   private readonly evictStmt;
 
@@ -722,13 +729,40 @@ class SqliteSeenSet implements SeenSet {
     this.evictStmt = c.db.prepare<[string, string, number]>(
       'DELETE FROM seen WHERE name = ? AND key IN (SELECT key FROM seen WHERE name = ? ORDER BY ord LIMIT ?)',
     );
+    this.pageStmt = c.db.prepare<[string, number, number], { key: string; ord: number }>('SELECT key, ord FROM seen WHERE name = ? AND ord > ? ORDER BY ord LIMIT ?');
+  }
+
+  /**
+   * The memory filter in front of the table (lib/store/key-filter.ts), read from the table when first needed and
+   * again after a rollback (which may have undone keys it counted as taken) or a change of capacity.
+   */
+  private keys(): KeyFilter {
+    const filter = this.filter;
+    if (filter !== undefined && this.filterGeneration === this.c.generation && filter.capacity === this.capacity) return filter;
+    const fresh = new KeyFilter(this.capacity);
+    let count = 0;
+    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+      const rows = this.pageStmt.all(this.name, after, FILTER_PAGE);
+      for (const r of rows) fresh.add(r.key);
+      count += rows.length;
+      if (rows.length < FILTER_PAGE) break;
+      after = rows[rows.length - 1]!.ord;
+    }
+    // All of them in one step: a table holding more than the capacity (lowered since) stays covered until it evicts.
+    fresh.taken(count);
+    this.filter = fresh;
+    this.filterGeneration = this.c.generation;
+    return fresh;
   }
 
   add(key: string, at?: number): boolean {
     checkKey(key);
     return this.c.op(() => {
       const ord = this.c.counter('seen.ord') + 1;
+      const filter = this.keys();
+      filter.add(key);
       if (this.insertStmt.run(this.name, key, ord, at ?? this.c.now()).changes === 0) return false;
+      filter.taken(1);
       this.c.setCounter('seen.ord', ord);
       const size = this.c.addCounter(`seen.${this.name}.size`, 1);
       if (size > this.capacity) {
@@ -748,6 +782,8 @@ class SqliteSeenSet implements SeenSet {
       // Each key takes the next ord, as one `add` after another would; an ignored key (already there) leaves a gap,
       // which orders nothing differently.
       const base = this.c.counter('seen.ord');
+      const filter = this.keys();
+      for (let i = 0; i < keys.length; i++) filter.add(keys[i]!);
       let added = 0;
       for (let i = 0; i < keys.length; ) {
         const n = Math.min(KEYS_PER_INSERT, keys.length - i);
@@ -762,6 +798,7 @@ class SqliteSeenSet implements SeenSet {
         i += n;
       }
       this.c.setCounter('seen.ord', base + keys.length);
+      filter.taken(added);
       if (added === 0) return 0;
       const size = this.c.addCounter(`seen.${this.name}.size`, added);
       if (size > this.capacity) {
@@ -783,7 +820,8 @@ class SqliteSeenSet implements SeenSet {
   }
 
   has(key: string): boolean {
-    return this.c.read(() => this.hasStmt.get(this.name, key) !== undefined);
+    // Most keys asked about are new (a resend is the exception): the filter answers those without a query.
+    return this.c.read(() => this.keys().mayHave(key) && this.hasStmt.get(this.name, key) !== undefined);
   }
 
   size(): number {

@@ -141,6 +141,39 @@ describe('SqliteStore deferred commits and sync()', () => {
     assert.equal(store.seen('ids').size(), 2);
   });
 
+  it('answers has() for every key on disk after a rollback undid keys the memory filter had counted', () => {
+    store = openStore(file());
+    const s = store;
+    const seen = s.seen('ids', { capacity: 10 });
+    const keys = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    seen.addMany(keys('a', 10));
+    seen.addMany(keys('b', 5));
+    assert.throws(
+      () =>
+        s.transaction(() => {
+          seen.addMany(keys('p', 5));
+          throw new Error('undo');
+        }),
+      /undo/,
+    );
+    // On disk: a5..a9 and b0..b4. Counted as taken, the five undone keys would have turned the filters over and
+    // taken a5..a9 out of them.
+    assert.equal(seen.size(), 10);
+    assert.deepEqual(['a4', 'a5', 'a9', 'b0', 'b4', 'p0'].map((k) => seen.has(k)), [false, true, true, true, true, false]);
+  });
+
+  it('answers has() from the file for keys written before a reopen, through many evictions', () => {
+    store = openStore(file());
+    let seen = store.seen('ids', { capacity: 50 });
+    for (let i = 0; i < 400; i += 8) seen.addMany(Array.from({ length: 8 }, (_, k) => `k${i + k}`));
+    for (let i = 400; i < 437; i++) seen.add(`k${i}`);
+    store.close();
+    store = openStore(file());
+    seen = store.seen('ids', { capacity: 50 });
+    for (let i = 437; i < 450; i++) seen.add(`k${i}`);
+    for (let i = 0; i < 450; i++) assert.equal(seen.has(`k${i}`), i >= 400, `k${i}`);
+  });
+
   it('keeps an outer transaction right when an inner one fails and is caught', () => {
     store = openStore(file());
     const s = store;
