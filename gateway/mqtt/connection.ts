@@ -253,6 +253,10 @@ export class MqttConnection {
       // mqtt.js logs every packet through `debug`, whose rest parameters build an array per call even when off:
       // about a tenth of the heap the gateway allocated per message. Kept when DEBUG asks for any namespace.
       ...(process.env.DEBUG ? {} : { log: noLog }),
+      // By default every PUBACK stops and restarts the keepalive interval (a new timer and closure per packet, two
+      // per mesh message). Without it, a PINGREQ goes every keepalive whatever the traffic, and a silent broker is
+      // still found within 1.5 keepalives.
+      reschedulePings: false,
       will: { topic: this.options.will.topic, payload: Buffer.from(this.options.will.payload), qos: 1, retain: true },
       rejectUnauthorized: c.tls.reject_unauthorized,
     };

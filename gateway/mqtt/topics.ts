@@ -6,7 +6,17 @@
 /** `/`, `+`, `#`, NUL and `%` cannot appear raw in one topic level; they are percent-encoded (`%2F`, …). */
 const UNSAFE_IN_LEVEL = new Set(['/', '+', '#', '%', String.fromCharCode(0)]);
 
+function hasUnsafe(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2f || c === 0x2b || c === 0x23 || c === 0x25 || c === 0) return true;
+  }
+  return false;
+}
+
 export function topicLevel(text: string): string {
+  // Addresses and ids, escaped for every message, almost never hold one: no copy for them.
+  if (!hasUnsafe(text)) return text;
   let out = '';
   for (const c of text) out += UNSAFE_IN_LEVEL.has(c) ? `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : c;
   return out;

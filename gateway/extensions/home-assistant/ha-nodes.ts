@@ -45,6 +45,9 @@ function appEventType(appId: string): string {
   return `app_${appId.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 48) || 'unnamed'}`;
 }
 
+/** App ids whose event type is remembered (three regular expressions per message otherwise); past it, started over. */
+const EVENT_TYPES_CACHED = 1024;
+
 /** Bounds what hostile or stale retained `via` topics can make this gateway hold. */
 const MAX_OTHER_VIEWS = 4096;
 
@@ -82,6 +85,7 @@ export class HaNodes extends Extension {
   /** Node addresses waiting for their paced republish (a Set: a second trigger does not announce a device twice). */
   private readonly pending = new Set<string>();
   private paceTimer: unknown;
+  private readonly eventTypes = new Map<string, string>();
   private readonly onUp = (): void => this.republish();
   private readonly onMessage = (m: ConnectionEvents['message']): void => this.incoming(m);
 
@@ -162,9 +166,19 @@ export class HaNodes extends Extension {
 
   /** One event per message on the node's event topic: the event entity's `event_type` and the trigger's `trigger`. */
   private publishEvent(node: NodeRecord, appId: string, body: Record<string, unknown>): void {
-    const eventType = node.appIds.includes(appId) ? appEventType(appId) : 'message';
+    const eventType = node.appIds.includes(appId) ? this.eventType(appId) : 'message';
     const payload = JSON.stringify({ event_type: eventType, trigger: 'message_received', ...body });
     this.ctx.mqtt!.connection.publish(this.topics.event(node.address), payload, { qos: 1 }, () => undefined);
+  }
+
+  private eventType(appId: string): string {
+    let type = this.eventTypes.get(appId);
+    if (type === undefined) {
+      if (this.eventTypes.size >= EVENT_TYPES_CACHED) this.eventTypes.clear();
+      type = appEventType(appId);
+      this.eventTypes.set(appId, type);
+    }
+    return type;
   }
 
   private onAck(e: MeshAckEvent): void {
