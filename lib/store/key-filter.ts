@@ -1,20 +1,23 @@
 /**
  * A memory filter in front of a bounded seen-set on disk: it answers "never added" without a query, and "maybe"
  * otherwise, in which case the caller asks the table, which stays the only truth. Wrong answers can only be
- * "maybe" for a key that is not there (a false positive, about 1 % of absent keys, or a key added in a write that
- * rolled back, or one the table has evicted meanwhile): they cost a query, never a wrong "no".
+ * "maybe" for a key that is not there (a false positive, about 1 in 1 000 absent keys, or a key added in a write
+ * that rolled back, or one the table has evicted meanwhile): they cost a search, never a wrong "no".
  *
  * Two Bloom filters, each taking `capacity` keys before the older is dropped and a fresh one begins, so that
  * together they always hold at least the last `capacity` keys added, which is all a seen-set of that capacity
  * keeps (it forgets its oldest first). The owner counts what the table really took (`added`): rows it ignored
- * or rolled back must not age the filters, or a key still on disk could fall out of both. About 1.25 bytes per
- * key of capacity for each filter: 250 KB for the MQTT outbox's 100 000 ids, where the ids themselves as a
- * JavaScript set would take some 8 MB.
+ * or rolled back must not age the filters, or a key still on disk could fall out of both. Two bytes per key of
+ * capacity for each filter: 400 KB for the MQTT outbox's 100 000 ids, where the ids themselves as a JavaScript set
+ * would take some 8 MB.
  */
 
-/** Bits per key of capacity and probes per key: a false-positive rate of about 1 % with the filter full. */
-const BITS_PER_KEY = 10;
-const PROBES = 7;
+/**
+ * Bits per key of capacity and probes per key: a false-positive rate of about 0.05 % with the filter full (a "maybe"
+ * costs its owner a search, so it must be rare).
+ */
+const BITS_PER_KEY = 16;
+const PROBES = 11;
 
 class Bloom {
   readonly bits: Uint32Array;

@@ -23,9 +23,9 @@ import {
   type ResolvedQueueOptions,
   valueBytes,
 } from './rules';
-import { KeyFilter } from './key-filter';
 import { loadSqliteDriver, sqliteCodeOf, type SqliteConstructor, type SqliteDatabase, type SqliteStatement } from './sqlite-driver';
-import { SCHEMA_V1, SCHEMA_VERSION } from './sqlite-schema';
+import { MIGRATE_V1_TO_V2, SCHEMA_V1, SCHEMA_V2, SCHEMA_VERSION } from './sqlite-schema';
+import { SqliteSeenSet } from './sqlite-seen-set';
 import type {
   InboxRow,
   InboxTable,
@@ -703,136 +703,6 @@ class SqliteQueue implements Queue {
   }
 }
 
-/** Rows per read when a seen-set's memory filter is built from its table. */
-const FILTER_PAGE = 1024;
-
-/** Keys per multi-row insert of a seen-set (4 parameters each). */
-const KEYS_PER_INSERT = 64;
-
-class SqliteSeenSet implements SeenSet {
-  private readonly inserts = new Map<number, SqliteStatement>();
-  private readonly hasStmt;
-  private readonly pageStmt;
-  private filter: KeyFilter | undefined;
-  private filterGeneration = -1;
-  private readonly insertStmt;
-  private readonly evictStmt;
-
-  constructor(
-    private readonly c: Connection,
-    readonly name: string,
-    public capacity: number,
-  ) {
-    this.hasStmt = c.db.prepare<[string, string], { ord: number }>('SELECT ord FROM seen WHERE name = ? AND key = ?');
-    // A key already there keeps its place (its first ord): the insert is ignored and `changes` says so.
-    this.insertStmt = c.db.prepare<[string, string, number, number]>('INSERT OR IGNORE INTO seen (name, key, ord, at) VALUES (?, ?, ?, ?)');
-    this.evictStmt = c.db.prepare<[string, string, number]>(
-      'DELETE FROM seen WHERE name = ? AND key IN (SELECT key FROM seen WHERE name = ? ORDER BY ord LIMIT ?)',
-    );
-    this.pageStmt = c.db.prepare<[string, number, number], { key: string; ord: number }>('SELECT key, ord FROM seen WHERE name = ? AND ord > ? ORDER BY ord LIMIT ?');
-  }
-
-  /**
-   * The memory filter in front of the table (lib/store/key-filter.ts), read from the table when first needed and
-   * again after a rollback (which may have undone keys it counted as taken) or a change of capacity.
-   */
-  private keys(): KeyFilter {
-    const filter = this.filter;
-    if (filter !== undefined && this.filterGeneration === this.c.generation && filter.capacity === this.capacity) return filter;
-    const fresh = new KeyFilter(this.capacity);
-    let count = 0;
-    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-      const rows = this.pageStmt.all(this.name, after, FILTER_PAGE);
-      for (const r of rows) fresh.add(r.key);
-      count += rows.length;
-      if (rows.length < FILTER_PAGE) break;
-      after = rows[rows.length - 1]!.ord;
-    }
-    // All of them in one step: a table holding more than the capacity (lowered since) stays covered until it evicts.
-    fresh.taken(count);
-    this.filter = fresh;
-    this.filterGeneration = this.c.generation;
-    return fresh;
-  }
-
-  add(key: string, at?: number): boolean {
-    checkKey(key);
-    return this.c.op(() => {
-      const ord = this.c.counter('seen.ord') + 1;
-      const filter = this.keys();
-      filter.add(key);
-      if (this.insertStmt.run(this.name, key, ord, at ?? this.c.now()).changes === 0) return false;
-      filter.taken(1);
-      this.c.setCounter('seen.ord', ord);
-      const size = this.c.addCounter(`seen.${this.name}.size`, 1);
-      if (size > this.capacity) {
-        const removed = this.evictStmt.run(this.name, this.name, size - this.capacity).changes;
-        this.c.addCounter(`seen.${this.name}.size`, -removed);
-        this.c.addCounter(`seen.${this.name}.evicted`, removed);
-      }
-      return true;
-    });
-  }
-
-  addMany(keys: readonly string[], at?: number): number {
-    if (keys.length <= 1) return keys.length === 1 && this.add(keys[0]!, at) ? 1 : 0;
-    for (let i = 0; i < keys.length; i++) checkKey(keys[i]!);
-    return this.c.op(() => {
-      const when = at ?? this.c.now();
-      // Each key takes the next ord, as one `add` after another would; an ignored key (already there) leaves a gap,
-      // which orders nothing differently.
-      const base = this.c.counter('seen.ord');
-      const filter = this.keys();
-      for (let i = 0; i < keys.length; i++) filter.add(keys[i]!);
-      let added = 0;
-      for (let i = 0; i < keys.length; ) {
-        const n = Math.min(KEYS_PER_INSERT, keys.length - i);
-        const params: unknown[] = new Array(n * 4);
-        for (let k = 0; k < n; k++) {
-          params[k * 4] = this.name;
-          params[k * 4 + 1] = keys[i + k];
-          params[k * 4 + 2] = base + i + k + 1;
-          params[k * 4 + 3] = when;
-        }
-        added += Number(this.insertRows(n).run(...params).changes);
-        i += n;
-      }
-      this.c.setCounter('seen.ord', base + keys.length);
-      filter.taken(added);
-      if (added === 0) return 0;
-      const size = this.c.addCounter(`seen.${this.name}.size`, added);
-      if (size > this.capacity) {
-        const removed = Number(this.evictStmt.run(this.name, this.name, size - this.capacity).changes);
-        this.c.addCounter(`seen.${this.name}.size`, -removed);
-        this.c.addCounter(`seen.${this.name}.evicted`, removed);
-      }
-      return added;
-    });
-  }
-
-  private insertRows(n: number): SqliteStatement {
-    let stmt = this.inserts.get(n);
-    if (stmt === undefined) {
-      stmt = this.c.db.prepare(`INSERT OR IGNORE INTO seen (name, key, ord, at) VALUES ${new Array<string>(n).fill('(?, ?, ?, ?)').join(', ')}`);
-      this.inserts.set(n, stmt);
-    }
-    return stmt;
-  }
-
-  has(key: string): boolean {
-    // Most keys asked about are new (a resend is the exception): the filter answers those without a query.
-    return this.c.read(() => this.keys().mayHave(key) && this.hasStmt.get(this.name, key) !== undefined);
-  }
-
-  size(): number {
-    return this.c.read(() => this.c.counter(`seen.${this.name}.size`));
-  }
-
-  evicted(): number {
-    return this.c.read(() => this.c.counter(`seen.${this.name}.evicted`));
-  }
-}
-
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly kv: KeyValueTable;
@@ -877,6 +747,8 @@ export class SqliteStore implements Store {
       // The first write takes the exclusive lock and holds it until close.
       db.exec('BEGIN IMMEDIATE');
       db.exec(SCHEMA_V1);
+      db.exec(SCHEMA_V2);
+      if (version < 2) db.exec(MIGRATE_V1_TO_V2);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       db.exec('COMMIT');
       return new SqliteStore(new Connection(db, file, options.now ?? Date.now, synchronous), inboxCapacity);
