@@ -89,7 +89,8 @@ export class SqliteSeenSet implements SeenSet {
     public capacity: number,
   ) {
     this.insertRow = c.db.prepare('INSERT INTO seen_log (name, first, keys, at) VALUES (?, ?, ?, ?)');
-    this.updateRow = c.db.prepare('UPDATE seen_log SET keys = ?3, at = ?4 WHERE name = ?1 AND first = ?2');
+    // Plain `?` in order: Node 22's node:sqlite refuses numbered parameters bound by position (SQLITE_RANGE).
+    this.updateRow = c.db.prepare('UPDATE seen_log SET keys = ?, at = ? WHERE name = ? AND first = ?');
     this.deleteRow = c.db.prepare('DELETE FROM seen_log WHERE name = ? AND first = ?');
     this.readRow = c.db.prepare('SELECT keys FROM seen_log WHERE name = ? AND first = ?');
     this.pageSizes = c.db.prepare('SELECT first, json_array_length(keys) AS count FROM seen_log WHERE name = ? AND first > ? ORDER BY first LIMIT ?');
@@ -198,7 +199,7 @@ export class SqliteSeenSet implements SeenSet {
     const newest = x.rows.length > x.rowsHead ? x.rows[x.rows.length - 1] : undefined;
     if (newest !== undefined && x.newestKeys !== undefined) {
       const keys = x.newestKeys.concat(fresh);
-      this.updateRow.run(this.name, newest.first, JSON.stringify(keys), at);
+      this.updateRow.run(JSON.stringify(keys), at, this.name, newest.first);
       newest.count = keys.length;
       x.newestKeys = keys.length < ROW_FILL ? keys : undefined;
     } else {
