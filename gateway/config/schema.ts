@@ -203,6 +203,13 @@ export const CORE_CONFIG_SCHEMA = {
             enabled: { type: 'boolean', default: true },
             discovery_prefix: { type: 'string', default: 'homeassistant', minLength: 1 },
             status_topic: { type: 'string', default: 'homeassistant/status', minLength: 1 },
+            event_qos: {
+              type: 'integer',
+              enum: [0, 1],
+              default: 0,
+              description:
+                "QoS of each node's per-message event (N/<address>/event), as Zigbee2MQTT publishes device messages by default; 1 has the broker acknowledge every one. The bridge's own message topics stay QoS 1 through the durable outbox.",
+            },
           },
         },
       },

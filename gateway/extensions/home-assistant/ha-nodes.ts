@@ -168,7 +168,7 @@ export class HaNodes extends Extension {
   private publishEvent(node: NodeRecord, appId: string, body: Record<string, unknown>): void {
     const eventType = node.appIds.includes(appId) ? this.eventType(appId) : 'message';
     const payload = JSON.stringify({ event_type: eventType, trigger: 'message_received', ...body });
-    this.ctx.mqtt!.connection.publish(this.topics.event(node.address), payload, { qos: 1 }, () => undefined);
+    this.ctx.mqtt!.connection.publish(this.topics.event(node.address), payload, { qos: this.ctx.config.mqtt.homeassistant.event_qos }, () => undefined);
   }
 
   private eventType(appId: string): string {

@@ -89,6 +89,8 @@ export interface Received {
   topic: string;
   payload: Buffer;
   retain: boolean;
+  /** As delivered: the lower of the publisher's QoS and the subscription's (1). */
+  qos: number;
   properties?: Record<string, unknown>;
 }
 
@@ -99,7 +101,7 @@ export class Recorder {
 
   private constructor(readonly client: MqttClient) {
     client.on('message', (topic, payload, packet) => {
-      const r: Received = { topic, payload, retain: packet.retain };
+      const r: Received = { topic, payload, retain: packet.retain, qos: packet.qos };
       if (packet.properties) r.properties = packet.properties as Record<string, unknown>;
       this.messages.push(r);
       this.check();

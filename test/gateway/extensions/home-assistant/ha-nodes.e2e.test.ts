@@ -185,6 +185,7 @@ describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', funct
     await rec.until(() => events().length === 2, 5000, 'two events for two equal texts');
     for (const e of events()) assert.deepEqual([e.event_type, e.trigger, e.content, e.app_id], ['app_sensors', 'message_received', 'door open', 'sensors']);
     assert.equal(rec.on(`${NODES}/${alice.address}/event`).some((m) => m.retain), false, 'events are not retained');
+    assert.deepEqual(rec.on(`${NODES}/${alice.address}/event`).map((m) => m.qos), [0, 0], 'events go at QoS 0 by default');
     await rec.until(() => (lastJson<Discovery>(rec, discoveryOf(alice.address))?.components.message?.event_types as string[] | undefined)?.includes('app_sensors') === true, 5000, 'the app id among the event types');
     const dev = lastJson<Discovery>(rec, discoveryOf(alice.address))!;
     assert.equal(dev.components.message!.platform, 'event');
@@ -208,6 +209,17 @@ describe('mesh nodes as Home Assistant devices (aedes, simulated radios)', funct
     const health = lastJson<{ health: { messages_per_min: number; duplicates: number; rssi_by_gateway: Record<string, number | null> } }>(rec, `${NODES}/${alice.address}/state`)!.health;
     assert.ok(health.messages_per_min >= 2, `messages per minute ${health.messages_per_min}`);
     assert.deepEqual(Object.keys(health.rssi_by_gateway), ['gw-test']);
+  });
+
+  it('publishes the events at QoS 1 when mqtt.homeassistant.event_qos asks for it', async () => {
+    await gw.stop();
+    fs.rmSync(gw.dir, { recursive: true, force: true });
+    rec.messages.length = 0;
+    gw = await startGateway(broker, { mqtt: { enabled: true, url: broker.url, homeassistant: { event_qos: 1 } } });
+    alice = gw.peer('sim0', 'alice');
+    await alice.send(msg(alice, gw.gateway.info.address, 'door open'));
+    await rec.until(() => rec.on(`${NODES}/${alice.address}/event`).length === 1, 5000, 'the event');
+    assert.equal(rec.on(`${NODES}/${alice.address}/event`)[0]!.qos, 1);
   });
 
   it('counts a message heard twice as a duplicate of the node, not as a second message', async () => {
