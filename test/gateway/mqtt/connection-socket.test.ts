@@ -6,12 +6,8 @@ import os from 'node:os';
 import type net from 'node:net';
 import { MqttConnection } from '../../../gateway/mqtt/connection';
 import { silentLogger } from '../../../gateway/logger';
-import { startBroker, type TestBroker } from '../support/broker';
+import { eventually, startBroker, type TestBroker } from '../support/broker';
 import { testConfig } from '../support/config';
-
-async function until(test: () => boolean): Promise<void> {
-  while (!test()) await new Promise((r) => setTimeout(r, 10));
-}
 
 /** Node keeps what `setNoDelay` last set under this symbol (the socket offers no getter). */
 function noDelayOf(socket: net.Socket): unknown {
@@ -44,13 +40,13 @@ describe('gateway mqtt connection socket', function () {
       ups += 1;
     });
     c.start();
-    await until(() => ups === 1);
+    await eventually(() => ups === 1, 10000, 'the first connection');
     assert.equal(noDelayOf(socketOf()), true);
     // A new connection is a new socket: it gets the option too.
     const first = socketOf();
     await broker.stop();
     await broker.restart();
-    await until(() => ups === 2);
+    await eventually(() => ups === 2, 10000, 'the connection after the broker restart');
     assert.notEqual(socketOf(), first);
     assert.equal(noDelayOf(socketOf()), true);
   });
