@@ -100,18 +100,25 @@ if (SAMPLE_MS > 0) setInterval(() => {
   }
 }, SAMPLE_MS).unref();
 
-/** Bytes the V8 heap allocated since start, and the time its collections took (bench/heap-meter.ts). */
-const heapAllocated = heapMeter();
+/**
+ * Bytes the V8 heap allocated since start, and the time its collections took (bench/heap-meter.ts). BENCH_HEAP_METER=0
+ * turns it off (readings are then zero): V8's GC profiler keeps a record of every collection in the measured
+ * process until read, about 300 bytes per message at 1 000 msg/s that live long enough to reach the old generation
+ * and its marking (V8's sampling heap profiler) — a bench that prints no heap figure (the serial one) should not
+ * pay for it.
+ */
+const heapAllocated = process.env.BENCH_HEAP_METER === '0' ? () => ({ allocated: 0, gcUs: 0, gcCount: 0 }) : heapMeter();
 
 /**
  * BENCH_ALLOCPROF=<file>: where the heap allocations come from, collected ones included (V8's sampling heap
- * profiler through the inspector), written on SIGTERM.
+ * profiler through the inspector), written on SIGTERM. With BENCH_ALLOCPROF_OLD=1, what young collections freed is
+ * left out: what remains lived long enough to be promoted, the garbage that drives the old generation's marking.
  */
 if (process.env.BENCH_ALLOCPROF) {
   const out = process.env.BENCH_ALLOCPROF;
   const session = new inspector.Session();
   session.connect();
-  session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !process.env.BENCH_ALLOCPROF_OLD });
   process.once('SIGTERM', () => {
     session.post('HeapProfiler.stopSampling', (err, r) => {
       if (!err) fs.writeFileSync(out, JSON.stringify(r.profile));

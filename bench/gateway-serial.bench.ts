@@ -136,8 +136,9 @@ async function startGateway(dir: string, url: string, mode: 'remote' | 'config',
   const profiling = process.env.BENCH_CPUPROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPUPROF}`, `--cpu-prof-name=gateway-${name}.${process.pid}.cpuprofile`] : [];
   const child = fork(path.join(__dirname, 'gateway-bench-child.js'), [configFile, mode, JSON.stringify(layout)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // No memory figure is printed here: the child's peak sampler stays off (bench/gateway-bench-child.ts).
-    env: { ...process.env, BENCH_SAMPLE_MS: '0' },
+    // No memory or heap figure is printed here: the child's peak sampler and heap meter stay off
+    // (bench/gateway-bench-child.ts), so the gateway's CPU per message does not count them.
+    env: { ...process.env, BENCH_SAMPLE_MS: '0', BENCH_HEAP_METER: '0' },
     execArgv: [...nodeFlags(), ...profiling],
   });
   let stopping = false;

@@ -45,6 +45,40 @@ describe('SqliteStore on disk', () => {
     }
   });
 
+  it('keeps statement journals in memory: a multi-row write inside a commit opens no temporary file', () => {
+    const store = openStore(freshFile());
+    // Temporary files sqlite opens are unlinked at once; on Linux they show in /proc/self/fd as deleted or anonymous.
+    const temporaryFds = (): string[] =>
+      fs.existsSync('/proc/self/fd')
+        ? fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+            try {
+              const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+              return /\(deleted\)$|\/#\d+$/.test(target) ? [target] : [];
+            } catch {
+              return [];
+            }
+          })
+        : [];
+    try {
+      const db = (store as unknown as { c: { db: { pragma(text: string, o: { simple: boolean }): unknown } } }).c.db;
+      assert.equal(Number(db.pragma('temp_store', { simple: true })), 2);
+      const queue = store.queue('out', { capacity: 10_000 });
+      const before = temporaryFds();
+      let during: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        store.transaction(() => {
+          queue.pushMany(Array.from({ length: 40 }, (_, i) => `${round}:${i}:${'x'.repeat(600)}`));
+          queue.removeMany(queue.peek(20).map((item) => item.seq));
+          during = [...during, ...temporaryFds()];
+        });
+      }
+      assert.deepEqual(during.filter((t) => !before.includes(t)), []);
+      assert.equal(queue.size(), 60);
+    } finally {
+      store.close();
+    }
+  });
+
   it('lets one owner at a time hold a file', () => {
     const file = freshFile();
     const first = openStore(file);
