@@ -16,6 +16,7 @@ export type GatewayErrorCode =
   | 'IDENTITY_INVALID'
   | 'STORE_DRIVER'
   | 'MQTT_DISCONNECTED'
+  | 'MQTT_PUBLISH_REFUSED'
   | 'MQTT_TLS_FILE'
   | 'CLAIM_TOO_LATE'
   | 'NO_ROUTE'

@@ -18,6 +18,8 @@ import { jitteredDelay } from '../../lib/backoff';
 import { systemClock, type Clock, type TimerHandle } from '../../lib/clock';
 import { GatewayError } from '../errors';
 import type { CoreConfig } from '../config/types';
+import { encodePublish } from './publish-packet';
+import { PacketIds } from './packet-ids';
 
 export interface ConnectionEvents {
   up: { protocolVersion: 4 | 5; sessionPresent: boolean };
@@ -30,6 +32,17 @@ export interface PublishOptions {
   retain?: boolean;
   /** MQTT 5 only (dropped on 3.1.1): user properties, content type, response topic, correlation data. */
   properties?: IClientPublishOptions['properties'];
+}
+
+/** PUBACK reason codes below 0x80 are successes (0, and 16 "no matching subscribers"). */
+const FIRST_FAILURE = 0x80;
+
+type Acked = (err?: Error) => void;
+
+/** What the gateway's own publish path keeps per connection: the ids, and who waits for each PUBACK. */
+interface OwnPublishes {
+  ids: PacketIds;
+  acks: Map<number, Acked>;
 }
 
 /** CONNACK codes meaning "I do not speak this protocol version" (3.1.1 return code 1, MQTT 5 reason 0x84). */
@@ -52,6 +65,7 @@ function noLog(): void {}
 
 export class MqttConnection {
   private client: MqttClient | undefined;
+  private own: OwnPublishes = { ids: new PacketIds(), acks: new Map() };
   private generation = 0;
   private version: 4 | 5;
   private readonly auto: boolean;
@@ -139,15 +153,64 @@ export class MqttConnection {
       return;
     }
     this.corkTurn(client);
-    const generation = this.generation;
-    const opts: IClientPublishOptions = { qos: options.qos ?? 0, retain: options.retain ?? false };
-    if (this.version === 5 && options.properties) opts.properties = options.properties;
+    const qos = options.qos ?? 0;
+    const retain = options.retain ?? false;
     // Text leaves well-formed: a lone surrogate in a mesh message must not break the state Home Assistant keeps.
-    client.publish(topic, typeof payload === 'string' ? wellFormedJson(payload) : payload, opts, (err) => {
+    const body = typeof payload === 'string' ? wellFormedJson(payload) : payload;
+    const properties = this.version === 5 ? options.properties : undefined;
+    if (this.publishOwn(client, topic, body, qos, retain, properties, callback)) return;
+    const generation = this.generation;
+    const opts: IClientPublishOptions = { qos, retain };
+    if (properties) opts.properties = properties;
+    client.publish(topic, body, opts, (err) => {
       // A callback from a client we already replaced is news about a connection that no longer exists.
       if (generation !== this.generation) return callback(new GatewayError('MQTT_DISCONNECTED', 'the connection was replaced'));
       callback(err ?? undefined);
     });
+  }
+
+  /**
+   * The gateway's own path for a publish: one buffer, one write (gateway/mqtt/publish-packet.ts), the PUBACK taken
+   * from mqtt.js's stream of received packets. False when the packet is one for mqtt.js (a property not written
+   * there, no packet id free).
+   */
+  private publishOwn(client: MqttClient, topic: string, payload: string | Buffer, qos: 0 | 1, retain: boolean, properties: PublishOptions['properties'], callback: Acked): boolean {
+    const stream = client.stream as { writable?: boolean; write(b: Buffer): boolean } | undefined;
+    if (!stream?.writable) return false;
+    const { ids, acks } = this.own;
+    const packetId = qos ? ids.allocate() : 0;
+    if (packetId === null) return false;
+    const packet = encodePublish({ topic, payload, qos, retain, packetId, properties: properties as Parameters<typeof encodePublish>[0]['properties'] }, this.version);
+    if (!packet) {
+      if (qos) ids.deallocate(packetId);
+      return false;
+    }
+    if (qos) acks.set(packetId, callback);
+    stream.write(packet);
+    if (!qos) callback();
+    return true;
+  }
+
+  /** A PUBACK for one of the gateway's own publishes (mqtt.js ignores ids it did not allocate). */
+  private readonly onPacket = (packet: { cmd: string; messageId?: number; reasonCode?: number }): void => {
+    if (packet.cmd !== 'puback' || packet.messageId === undefined) return;
+    const { ids, acks } = this.own;
+    const acked = acks.get(packet.messageId);
+    if (!acked) return;
+    acks.delete(packet.messageId);
+    ids.deallocate(packet.messageId);
+    const code = packet.reasonCode ?? 0;
+    acked(code >= FIRST_FAILURE ? new GatewayError('MQTT_PUBLISH_REFUSED', `the broker refused the publish (reason code ${code})`, { reasonCode: code }) : undefined);
+  };
+
+  /** Everything still waiting for a PUBACK on a connection that is gone fails, as mqtt.js fails its own. */
+  private failOwn(reason: string): void {
+    const { acks } = this.own;
+    if (acks.size === 0) return;
+    const waiting = [...acks.values()];
+    acks.clear();
+    const err = new GatewayError('MQTT_DISCONNECTED', reason);
+    for (const acked of waiting) acked(err);
   }
 
   /**
@@ -212,6 +275,7 @@ export class MqttConnection {
     this.client = undefined;
     const wasUp = this.isUp;
     this.isUp = false;
+    this.failOwn('the connection was replaced');
     if (client) await new Promise<void>((resolve) => client.end(false, {}, () => resolve()));
     if (wasUp) this.emit('down', { reason: 'stopped' });
   }
@@ -257,6 +321,7 @@ export class MqttConnection {
       // per mesh message). Without it, a PINGREQ goes every keepalive whatever the traffic, and a silent broker is
       // still found within 1.5 keepalives.
       reschedulePings: false,
+      messageIdProvider: this.own.ids,
       will: { topic: this.options.will.topic, payload: Buffer.from(this.options.will.payload), qos: 1, retain: true },
       rejectUnauthorized: c.tls.reject_unauthorized,
     };
@@ -274,7 +339,9 @@ export class MqttConnection {
     if (this.stopped) return;
     this.generation += 1;
     const generation = this.generation;
+    this.own = { ids: new PacketIds(), acks: new Map() };
     const client = mqtt.connect(this.options.config.url, this.clientOptions());
+    client.on('packetreceive', this.onPacket);
     this.client = client;
     let refusedVersion = false;
     client.on('connect', (connack) => {
@@ -323,6 +390,7 @@ export class MqttConnection {
       client.removeAllListeners();
       client.on('error', () => undefined);
       client.end(true);
+      this.failOwn('the connection was replaced');
       if (wasUp) this.emit('down', { reason: this.lastError ?? 'connection closed' });
       if (this.stopped) return;
       if (refusedVersion) this.connect();

@@ -200,5 +200,17 @@ for (const acl of ['acl', 'ha-addon/accesscontrollist']) {
       for (const never of ['intruder', 'intruder notify', 'flow notify', 'elsewhere', 'intruder site', 'other site']) assert.equal(got.includes(never), false, never);
       assert.equal(gw.gateway.mqtt?.connected, true);
     });
+
+    it("tells the gateway's own publish path of a publish the broker refused: MQTT_PUBLISH_REFUSED with the PUBACK's reason code", async () => {
+      const conn = gw.gateway.mqtt!;
+      await assert.rejects(conn.publishAsync('clawling/other-gateway/messages', 'not mine', { qos: 1 }), (err: { code?: string; details?: { reasonCode?: number } }) => {
+        assert.equal(err.code, 'MQTT_PUBLISH_REFUSED');
+        assert.equal(err.details?.reasonCode, 135, 'not authorized');
+        return true;
+      });
+      // The connection stays up and its next publish, on a topic of its own, is taken.
+      await conn.publishAsync(`${BASE}/bridge/probe`, 'mine', { qos: 1, properties: { contentType: 'text/plain' } });
+      assert.equal(conn.connected, true);
+    });
   });
 }
