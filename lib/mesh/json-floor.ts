@@ -169,9 +169,10 @@ function metadataJson(metadata: ReadonlyMap<string, string>): string {
 
 /**
  * The JSON floor text of an already validated message. Metadata keys, which the reference emits in hash-map
- * order, come out sorted by UTF-8 bytes here so that the output is reproducible.
+ * order, come out sorted by UTF-8 bytes here so that the output is reproducible. `extra` (`,"key":value…`, keys the
+ * floor does not have) goes in before the closing brace: a consumer that adds fields renders the text once.
  */
-export function jsonFloorText(m: MeshMessage): string {
+export function jsonFloorText(m: MeshMessage, extra = ''): string {
   let out =
     `{"id":"${m.id.toString()}","sender":${jsonText(m.sender)},"recipient":${jsonText(m.recipient)},` +
     `"app_id":${jsonText(m.app_id)},"priority":"${m.priority}","ttl":${m.ttl},"hop_count":${m.hop_count},` +
@@ -183,7 +184,7 @@ export function jsonFloorText(m: MeshMessage): string {
   out += m.reply_to_msg === undefined ? ',"reply_to_msg":null' : `,"reply_to_msg":"${m.reply_to_msg.toString()}"`;
   if (m.forwarded_from !== undefined) out += `,"forwarded_from":${writeForwardedFromJson(m.forwarded_from)}`;
   if (m.reply_context !== undefined) out += `,"reply_context":${writeReplyContextJson(m.reply_context)}`;
-  return out + '}';
+  return out + extra + '}';
 }
 
 /** UTF-8 bytes of `jsonFloorText`; the message must have passed `createMessage`. */

@@ -113,7 +113,11 @@ export class MessageId implements MessageIdLike {
 
   /** A random (version 4) id. */
   static random(): MessageId {
-    return MessageId.parse(randomUUID());
+    const text = randomUUID();
+    const id = MessageId.parse(text);
+    // randomUUID's spelling is the canonical one: keep it rather than render it again (every ACK gets a new id).
+    id.#text = text;
+    return id;
   }
 
   /** Lowercase hyphenated, 36 characters: the only spelling this side emits. */

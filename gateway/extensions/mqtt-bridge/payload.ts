@@ -7,11 +7,11 @@ import { jsonFloorText } from '../../../lib/mesh/json-floor';
 import type { MeshMessageEvent } from '../../bus';
 
 export function messagePayload(event: MeshMessageEvent, gatewayId: string): string {
-  const floor = jsonFloorText(event.message);
   const rx = event.rx;
   let tail = `,"rx_radio":${JSON.stringify(rx.radioId)},"rx_peer":${JSON.stringify(rx.peerId)}`;
   if (rx.peerAddress !== undefined) tail += `,"rx_peer_address":${JSON.stringify(rx.peerAddress)}`;
   if (rx.rssi !== undefined) tail += `,"rssi":${rx.rssi}`;
-  tail += `,"rx_codec":"${event.codec}","received_at":${rx.receivedAt},"to_gateway":${event.toGateway},"sender_verified":${event.senderVerified},"gateway":${JSON.stringify(gatewayId)}}`;
-  return floor.slice(0, -1) + tail;
+  tail += `,"rx_codec":"${event.codec}","received_at":${rx.receivedAt},"to_gateway":${event.toGateway},"sender_verified":${event.senderVerified},"gateway":${JSON.stringify(gatewayId)}`;
+  // One rendering: cutting the floor's closing brace off flattened the whole text once more per message.
+  return jsonFloorText(event.message, tail);
 }

@@ -57,6 +57,13 @@ describe('lib/mesh/json-floor', () => {
       assert.match(text, /"reply_context":\{"sender":"dave","text":"earlier","timestamp":7,"reply_media_label":"Photo","reply_content_type":"image"\}\}$/);
     });
 
+    it('puts extra fields before the closing brace, the floor otherwise unchanged', () => {
+      const m = fullMessage();
+      const text = jsonFloorText(m, ',"rx_radio":"sim0","rssi":-60');
+      assert.equal(text, `${jsonFloorText(m).slice(0, -1)},"rx_radio":"sim0","rssi":-60}`);
+      assert.deepEqual(Object.keys(JSON.parse(text) as object).slice(-2), ['rx_radio', 'rssi']);
+    });
+
     it('writes content types snake_case and priorities lowercase', () => {
       const text = jsonFloorText(baseMessage({ content_type: 'voice_note', priority: 'high' }));
       assert.match(text, /"priority":"high"/);
