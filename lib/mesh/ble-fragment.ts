@@ -70,7 +70,8 @@ export function fragmentPayloadSize(messageId: string, fragmentSize: number): nu
 /**
  * Split one frame into fragments of at most `fragmentSize` bytes each. `messageId` is the id written in every header;
  * the reference writes the 36-character lowercase UUID of the message, and receivers key reassembly by it.
- * Each fragment is its own allocation, safe to hand to a radio write that keeps the buffer.
+ * The fragments are views of one buffer made for this call (never of `frame`), safe to hand to a radio write that
+ * keeps them.
  */
 export function encodeFragments(frame: Uint8Array, messageId: string, fragmentSize: number): Uint8Array[] {
   const id = utf8Encode(messageId);
@@ -109,10 +110,16 @@ export function encodeFragments(frame: Uint8Array, messageId: string, fragmentSi
       { frameBytes: frame.length, fragments: total, limit: MAX_FRAGMENTS_PER_MESSAGE, maxFrameBytes: MAX_FRAGMENTS_PER_MESSAGE * payload },
     );
   }
+  // One allocation for every fragment, from Node's pool: a typed array of its own per fragment (over 64 bytes, so
+  // with a backing store outside the heap, zero-filled and tracked by the GC) was most of what fragmenting an ACK cost.
+  const headerBytes = FRAGMENT_HEADER_FIXED_BYTES + id.length;
+  const block = Buffer.allocUnsafe(total * headerBytes + frame.length);
   const out: Uint8Array[] = [];
+  let start = 0;
   for (let index = 0; index < total; index++) {
     const data = frame.subarray(index * payload, Math.min(frame.length, (index + 1) * payload));
-    const bytes = new Uint8Array(FRAGMENT_HEADER_FIXED_BYTES + id.length + data.length);
+    const bytes = new Uint8Array(block.buffer, block.byteOffset + start, headerBytes + data.length);
+    start += bytes.length;
     bytes[0] = FRAGMENT_MAGIC[0];
     bytes[1] = FRAGMENT_MAGIC[1];
     bytes[2] = FRAGMENT_VERSION;

@@ -109,6 +109,18 @@ describe('ble-fragment', () => {
       assert.equal(fragments[0].length, 83);
     });
 
+    it('gives fragments that share nothing with the frame or with each other', () => {
+      const frame = bytesOf(139 * 3);
+      const fragments = encodeFragments(frame, UUID, 185);
+      const before = fragments.map((f) => toHex(f));
+      frame.fill(0xee);
+      assert.deepEqual(fragments.map((f) => toHex(f)), before, 'the frame changed after encoding');
+      fragments[1]!.fill(0);
+      assert.equal(toHex(fragments[0]!), before[0]);
+      assert.equal(toHex(fragments[2]!), before[2]);
+      assert.ok(fragments.every((f) => Object.getPrototypeOf(f) === Uint8Array.prototype));
+    });
+
     it('writes index, total and data_len little-endian', () => {
       const frame = bytesOf(139 * 300);
       const fragments = encodeFragments(frame, UUID, 185);
