@@ -138,6 +138,16 @@ function mainThreadCpuUs(): number {
   }
 }
 
+/** Times the main thread blocked (slept in epoll, or on a lock) since it started: about one per wake-up. */
+function mainThreadSleeps(): number {
+  try {
+    const status = fs.readFileSync(`/proc/self/task/${process.pid}/status`, 'utf8');
+    return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
 const remote: RemotePeersRadio[] = [];
 /** hrtime (ns) at which each ACK was written, by acknowledged id, while the latency run watches. */
 let ackTimes: Array<[string, string]> = [];
@@ -203,6 +213,7 @@ void runGateway({
           cpuSystemUs: cpu.system,
           heap: heapAllocated(),
           mainCpuUs: mainThreadCpuUs(),
+          mainSleeps: mainThreadSleeps(),
           acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(),
           written,
           ackTimes,

@@ -19,9 +19,14 @@
  * at 1 000 and 5 000 msg/s offered. `bench/gateway.bench.ts` calls it last (BENCH_SERIAL=0 skips it); alone:
  * `node dist/bench/gateway-serial.bench.js`.
  *
+ * Each row also prints the gateway main thread's sleeps per message (voluntary context switches: about its
+ * wake-ups) and, beside it, the wake-up floor measured first in the same run (`bench/wakeup-floor.ts`: a bare node
+ * with the same flags, echoing one byte per wake-up): that many wake-ups cost at least that much on this machine.
+ *
  * Variables: BENCH_SERIAL_MESSAGES (windowed, 10 000), BENCH_SERIAL_AHEAD (un-ACKed messages in flight, 1 000),
  * BENCH_SERIAL_RATES (1000,5000), BENCH_SERIAL_SECONDS (5), BENCH_SERIAL_IO (fd,serialport), BENCH_STORE_SYNC,
- * BENCH_NODE_FLAGS, BENCH_CPUPROF=<dir> (profiles every gateway process).
+ * BENCH_COMMIT_MS (the gateways' `mqtt.commit_interval_ms`), BENCH_NODE_FLAGS, BENCH_CPUPROF=<dir> (profiles every
+ * gateway process).
  */
 import { randomBytes } from 'node:crypto';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -39,6 +44,7 @@ import { decodeFrame } from '../lib/mesh/frame';
 import { encodeSerialFrame, encodeSerialHello, SerialDeframer, SerialFrameType } from '../lib/mesh/serial-framing';
 import { benchFrame, packUnits } from './gateway-bench-radio';
 import { asker, runWhenMain, type Ask } from './child-ipc';
+import { wakeupFloor, type WakeupFloor } from './wakeup-floor';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
 
 export interface SerialBenchOptions {
@@ -72,6 +78,8 @@ export interface SerialPathFigures {
   queueFull: number;
   /** ACKs the router dropped: refused by a full queue through all its retries (what a "stall" is, when it is). */
   gaveUp: number;
+  /** Sleeps of the gateway's main thread per message (voluntary context switches): about its wake-ups. */
+  wakeupsPerMessage: number;
 }
 
 export interface SerialBenchFigures {
@@ -79,6 +87,8 @@ export interface SerialBenchFigures {
   simulated: SerialPathFigures[];
   serial: Partial<Record<SerialIo, SerialPathFigures[]>>;
   loadavg: number[];
+  /** A bare node's CPU per wake-up in the same run (bench/wakeup-floor.ts). */
+  floor: WakeupFloor;
 }
 
 const BATCH = Number(process.env.BENCH_SERIAL_BATCH ?? 100);
@@ -97,6 +107,7 @@ interface GwStats {
   metrics?: Record<string, number | Record<string, number>>;
   cpuUs: number;
   cpuSystemUs: number;
+  mainSleeps: number;
   acks: number;
   written: number;
   radios: RadioStatus[];
@@ -129,7 +140,7 @@ async function startGateway(dir: string, url: string, mode: 'remote' | 'config',
       // bound is measured by bench:gateway's saturation run.
       mesh: { max_pending_deliveries: 100_000 },
       radios,
-      mqtt: { url, version: 'auto', inflight: 256 },
+      mqtt: { url, version: 'auto', inflight: 256, ...(process.env.BENCH_COMMIT_MS ? { commit_interval_ms: Number(process.env.BENCH_COMMIT_MS) } : {}) },
       http: { enabled: false },
     }),
   );
@@ -178,7 +189,19 @@ function figures(mode: Mode, messages: number, acks: number, before: GwStats, af
     const errors = st.metrics?.clawling_gateway_radio_send_errors_total;
     return typeof errors === 'object' ? Object.entries(errors).reduce((n, [labels, v]) => n + (labels.includes('QUEUE_FULL') ? v : 0), 0) : 0;
   };
-  return { mode, messages, acks, cpuSeconds, systemSeconds, cpuPer1000, usPerMessage: cpuPer1000 * 1000, rate: acks / elapsedS, queueFull: queueFull(after) - queueFull(before), gaveUp: gaveUp(after) - gaveUp(before) };
+  return {
+    mode,
+    messages,
+    acks,
+    cpuSeconds,
+    systemSeconds,
+    cpuPer1000,
+    usPerMessage: cpuPer1000 * 1000,
+    rate: acks / elapsedS,
+    queueFull: queueFull(after) - queueFull(before),
+    gaveUp: gaveUp(after) - gaveUp(before),
+    wakeupsPerMessage: (after.mainSleeps - before.mainSleeps) / Math.max(1, acks),
+  };
 }
 
 /**
@@ -390,6 +413,7 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
   try {
     const { port } = await asker(broker)<{ port: number }>('ready');
     const url = `mqtt://127.0.0.1:${port}`;
+    const floor = await wakeupFloor(nodeFlags());
     const simulated = await simulatedPath(dir, url, broker, plan);
     const serial: SerialBenchFigures['serial'] = {};
     for (const io of routes) serial[io] = await serialPath(dir, url, io, plan);
@@ -397,11 +421,15 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
     const modeLabel = (m: Mode): string => (m === 'windowed' ? `windowed (${ahead} ahead)` : `${m} msg/s offered`);
     const row = (label: string, f: SerialPathFigures, base: SerialPathFigures | undefined): string =>
       `  ${label.padEnd(30)} ${modeLabel(f.mode).padEnd(22)} ${f.usPerMessage.toFixed(0).padStart(4)} µs/msg (${((f.systemSeconds * 1e6) / Math.max(1, f.acks)).toFixed(0).padStart(3)} system) = ${f.cpuPer1000.toFixed(3)} CPU s/1000` +
-      `${base ? `  ${(f.usPerMessage / base.usPerMessage).toFixed(2)}x sim` : '        '}   ${f.rate.toFixed(0).padStart(5)} msg/s   ${String(f.acks).padStart(5)}/${f.messages} ACKs   ${f.queueFull} QUEUE_FULL`;
+      `${base ? `  ${(f.usPerMessage / base.usPerMessage).toFixed(2)}x sim` : '        '}   ${f.rate.toFixed(0).padStart(5)} msg/s   ${String(f.acks).padStart(5)}/${f.messages} ACKs   ${f.queueFull} QUEUE_FULL` +
+      `   ${f.wakeupsPerMessage.toFixed(2)} wake-ups/msg (floor ${(f.wakeupsPerMessage * floor.usPerWakeup).toFixed(0)} µs)`;
     print(
       `serial radio bench, Node ${process.version}: windowed ${messages} msgs, rates ${rates.join(', ')} msg/s for ${seconds} s each, after a ${WARMUP}-message warm-up; gateway CPU (user + system) until every ACK is written/read back`,
     );
     print(`  load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg.map((l) => l.toFixed(2)).join(' ')}`);
+    print(
+      `  wake-up floor: a bare node with the same flags, echoing one byte per wake-up at ${floor.rate.toFixed(0)}/s, spends ${floor.usPerWakeup.toFixed(1)} µs of CPU per wake-up (${floor.sleepsPerRead.toFixed(2)} sleeps per byte); "floor" below is the gateway's main-thread wake-ups per message times that`,
+    );
     for (const f of simulated) print(row('baseline: simulated radio', f, undefined));
     for (const io of routes) for (const [i, f] of serial[io]!.entries()) print(row(`serial on a pty (io: ${io})`, f, simulated[i]));
     const all: Array<[string, SerialPathFigures]> = [...simulated.map((f) => ['simulated', f] as [string, SerialPathFigures]), ...routes.flatMap((io) => serial[io]!.map((f) => [`serial ${io}`, f] as [string, SerialPathFigures]))];
@@ -421,7 +449,7 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
       ];
       print(`  targets, io: ${io}: ${verdicts.join('; ')}`);
     }
-    return { simulated, serial, loadavg };
+    return { simulated, serial, loadavg, floor };
   } finally {
     broker.kill();
     fs.rmSync(dir, { recursive: true, force: true });
