@@ -55,9 +55,16 @@ export class LiveLog {
 
   /** Listens on the bus under `owner`, so the owner's `offAll` detaches it. */
   attach(bus: EventBus, owner: object): void {
-    bus.on('meshMessage', owner, (e) => this.publish(fromMessage(e)));
-    bus.on('meshSent', owner, (e) => this.publish(fromSent(e, this.options.now())));
-    bus.on('meshAck', owner, (e) => this.publish(fromAck(e)));
+    // An entry is built only for a browser that listens: with none (most of the time) a message costs nothing here.
+    bus.on('meshMessage', owner, (e) => {
+      if (this.clients.size > 0) this.publish(fromMessage(e));
+    });
+    bus.on('meshSent', owner, (e) => {
+      if (this.clients.size > 0) this.publish(fromSent(e, this.options.now()));
+    });
+    bus.on('meshAck', owner, (e) => {
+      if (this.clients.size > 0) this.publish(fromAck(e));
+    });
   }
 
   /** Turns `res` into an event stream until the browser goes away. */
@@ -83,7 +90,6 @@ export class LiveLog {
   }
 
   private publish(entry: Omit<LogEntry, 'seq'>): void {
-    if (this.clients.size === 0) return;
     const seq = ++this.seq;
     for (const c of this.clients) {
       if (c.res.writableLength > this.maxBufferedBytes) {
