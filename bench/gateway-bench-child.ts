@@ -20,6 +20,7 @@ import type { Radio } from '../gateway/radios/radio';
 import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
 import { RemotePeersRadio, remotePeers } from './gateway-bench-radio';
 import { heapMeter } from './heap-meter';
+import { mainThreadCpuUs, mainThreadSleeps } from './main-thread';
 
 type FromParent =
   | { type: 'frames'; peer: number; frames: string[] }
@@ -125,27 +126,6 @@ if (process.env.BENCH_ALLOCPROF) {
       process.exit(0);
     });
   });
-}
-
-/** CPU time (µs) of the main thread alone (the event loop), from its own /proc stat: the rest is the thread pool's. */
-function mainThreadCpuUs(): number {
-  try {
-    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-/** Times the main thread blocked (slept in epoll, or on a lock) since it started: about one per wake-up. */
-function mainThreadSleeps(): number {
-  try {
-    const status = fs.readFileSync(`/proc/self/task/${process.pid}/status`, 'utf8');
-    return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
-  } catch {
-    return NaN;
-  }
 }
 
 const remote: RemotePeersRadio[] = [];

@@ -3,14 +3,8 @@
  * arrives on a loopback socket and reports its own CPU and its main thread's sleeps between `start` and `stop`: what
  * one wake-up of an event loop costs on this machine when it does next to nothing.
  */
-import fs from 'node:fs';
 import net from 'node:net';
-
-/** Times the main thread blocked (slept in epoll, or on a lock): one per wake-up. */
-function mainThreadSleeps(): number {
-  const status = fs.readFileSync(`/proc/self/task/${process.pid}/status`, 'utf8');
-  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? NaN);
-}
+import { mainThreadSleeps } from './main-thread';
 
 let reads = 0;
 let from = { cpu: process.cpuUsage(), sleeps: 0, reads: 0 };
