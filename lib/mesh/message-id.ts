@@ -6,7 +6,7 @@
  * and `urn:uuid:…`, with hex digits in either case. Any UUID version is accepted, since the id is an opaque
  * identity for deduplication, not a claim about how it was made.
  */
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { MeshDecodeError } from './errors';
 
 /** A 16-byte message id; `MessageId.toString()` gives the canonical lowercase hyphenated form. */
@@ -52,6 +52,10 @@ function readHex(text: string, from: number, hyphens: readonly number[]): Uint8A
 }
 
 const HYPHENATED = [8, 13, 18, 23] as const;
+
+/** Random bytes for 256 ids; `randomAt` at its end means "refill before the next". */
+const RANDOM_POOL = new Uint8Array(16 * 256);
+let randomAt = RANDOM_POOL.length;
 
 export class MessageId implements MessageIdLike {
   /** The 16 bytes, most significant first. Treat as read-only: the id is a value. */
@@ -113,11 +117,18 @@ export class MessageId implements MessageIdLike {
 
   /** A random (version 4) id. */
   static random(): MessageId {
-    const text = randomUUID();
-    const id = MessageId.parse(text);
-    // randomUUID's spelling is the canonical one: keep it rather than render it again (every ACK gets a new id).
-    id.#text = text;
-    return id;
+    // 16 bytes from a pool refilled by one system call per 256 ids (as Node's randomUUID keeps its own), taken
+    // as bytes: randomUUID renders a string that parsing turns back into bytes, a kilobyte of garbage per ACK.
+    if (randomAt === RANDOM_POOL.length) {
+      randomFillSync(RANDOM_POOL);
+      randomAt = 0;
+    }
+    const bytes = new Uint8Array(16);
+    for (let i = 0; i < 16; i++) bytes[i] = RANDOM_POOL[randomAt + i]!;
+    randomAt += 16;
+    bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+    bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+    return new MessageId(bytes);
   }
 
   /** Lowercase hyphenated, 36 characters: the only spelling this side emits. */

@@ -69,6 +69,17 @@ describe('lib/mesh/message-id', () => {
       assert.equal(JSON.stringify({ id: a }), `{"id":"${a.toString()}"}`);
       assert.ok(!a.equals(undefined));
     });
+
+    it('never repeats across refills of its random pool, each id version 4 with the RFC 4122 variant', () => {
+      const seen = new Set<string>();
+      for (let i = 0; i < 2000; i++) {
+        const id = MessageId.random();
+        assert.equal(id.bytes[6]! >> 4, 4);
+        assert.equal(id.bytes[8]! >> 6, 2);
+        seen.add(id.toString());
+      }
+      assert.equal(seen.size, 2000);
+    });
   });
 });
 
