@@ -22,6 +22,8 @@
  * Each row also prints the gateway main thread's sleeps per message (voluntary context switches: about its
  * wake-ups) and, beside it, the wake-up floor measured first in the same run (`bench/wakeup-floor.ts`: a bare node
  * with the same flags, echoing one byte per wake-up): that many wake-ups cost at least that much on this machine.
+ * Before the paths, the same bare node does a fixed piece of work per item at each offered rate, offered in the same
+ * ticks (the duty-cycle baseline): how much more the same work costs per item at the lower rate on this machine.
  *
  * Variables: BENCH_SERIAL_MESSAGES (windowed, 10 000), BENCH_SERIAL_AHEAD (un-ACKed messages in flight, 1 000),
  * BENCH_SERIAL_RATES (1000,5000), BENCH_SERIAL_SECONDS (5), BENCH_SERIAL_IO (fd,serialport), BENCH_STORE_SYNC,
@@ -44,7 +46,7 @@ import { decodeFrame } from '../lib/mesh/frame';
 import { encodeSerialFrame, encodeSerialHello, SerialDeframer, SerialFrameType } from '../lib/mesh/serial-framing';
 import { benchFrame, packUnits } from './gateway-bench-radio';
 import { asker, runWhenMain, type Ask } from './child-ipc';
-import { wakeupFloor, type WakeupFloor } from './wakeup-floor';
+import { bareRun, wakeupFloor, type BareRun } from './wakeup-floor';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
 
 export interface SerialBenchOptions {
@@ -88,7 +90,9 @@ export interface SerialBenchFigures {
   serial: Partial<Record<SerialIo, SerialPathFigures[]>>;
   loadavg: number[];
   /** A bare node's CPU per wake-up in the same run (bench/wakeup-floor.ts). */
-  floor: WakeupFloor;
+  floor: BareRun;
+  /** The same fixed work per item in a bare node at each offered rate, offered in the same ticks (bench/wakeup-floor.ts). */
+  duty: BareRun[];
 }
 
 const BATCH = Number(process.env.BENCH_SERIAL_BATCH ?? 100);
@@ -414,6 +418,8 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
     const { port } = await asker(broker)<{ port: number }>('ready');
     const url = `mqtt://127.0.0.1:${port}`;
     const floor = await wakeupFloor(nodeFlags());
+    const duty: BareRun[] = [];
+    for (const rate of rates) duty.push(await bareRun(nodeFlags(), { rate, tickMs: RATE_TICK_MS, seconds: 3, work: true }));
     const simulated = await simulatedPath(dir, url, broker, plan);
     const serial: SerialBenchFigures['serial'] = {};
     for (const io of routes) serial[io] = await serialPath(dir, url, io, plan);
@@ -430,6 +436,14 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
     print(
       `  wake-up floor: a bare node with the same flags, echoing one byte per wake-up at ${floor.rate.toFixed(0)}/s, spends ${floor.usPerWakeup.toFixed(1)} µs of CPU per wake-up (${floor.sleepsPerRead.toFixed(2)} sleeps per byte); "floor" below is the gateway's main-thread wake-ups per message times that`,
     );
+    if (duty.length > 0) {
+      const last = duty[duty.length - 1]!;
+      print(
+        `  duty-cycle baseline: the same fixed work per item in a bare node, offered like the rows below (every ${RATE_TICK_MS} ms, what the rate owes): ${duty
+          .map((d) => `${d.usPerItem.toFixed(1)} µs per item at ${d.rate}/s (${(d.usPerItem / last.usPerItem).toFixed(2)}x)`)
+          .join(', ')}`,
+      );
+    }
     for (const f of simulated) print(row('baseline: simulated radio', f, undefined));
     for (const io of routes) for (const [i, f] of serial[io]!.entries()) print(row(`serial on a pty (io: ${io})`, f, simulated[i]));
     const all: Array<[string, SerialPathFigures]> = [...simulated.map((f) => ['simulated', f] as [string, SerialPathFigures]), ...routes.flatMap((io) => serial[io]!.map((f) => [`serial ${io}`, f] as [string, SerialPathFigures]))];
@@ -449,7 +463,7 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
       ];
       print(`  targets, io: ${io}: ${verdicts.join('; ')}`);
     }
-    return { simulated, serial, loadavg, floor };
+    return { simulated, serial, loadavg, floor, duty };
   } finally {
     broker.kill();
     fs.rmSync(dir, { recursive: true, force: true });
