@@ -3,12 +3,12 @@
  * (`runGateway`: config file, logger, signals), so that its RSS and CPU are the gateway's alone.
  *
  * Two kinds of peers (argv[3]):
- * - `remote` (default): the peers are the driver. Their BLE fragments arrive over IPC and go through the
- *   reassembly of `RemotePeersRadio`; the ACKs the gateway writes are fragmented and counted, not decoded.
+ * - `remote` (default): the peers are the driver. Their BLE fragments arrive on a byte stream of their own
+ *   (`bench/radio-link.ts`, fd 4) and go through the reassembly of `RemotePeersRadio`; the ACKs the gateway writes are fragmented and counted, not decoded.
  * - `in-process`: the simulated radios of the config with their virtual peers, as `npm start` runs them; whole frames
  *   arrive over IPC and the virtual peers fragment them, reassemble the gateway's ACKs and decode them, in this process.
  * - `config`: the radios of the config as shipped (`bench/gateway-serial.bench.ts`: a serial radio on a pty whose
- *   far end is the driver); nothing arrives over IPC, `written` counts the frames the radios wrote.
+ *   far end is the driver); nothing arrives over IPC or the radio link, `written` counts the frames the radios wrote.
  */
 import fs from 'node:fs';
 import inspector from 'node:inspector';
@@ -19,12 +19,12 @@ import { backgroundClock } from '../lib/clock';
 import type { Radio } from '../gateway/radios/radio';
 import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
 import { RemotePeersRadio, remotePeers } from './gateway-bench-radio';
+import { readRadioLink } from './radio-link';
 import { heapMeter } from './heap-meter';
 import { mainThreadCpuUs, mainThreadSleeps } from './main-thread';
 
 type FromParent =
   | { type: 'frames'; peer: number; frames: string[] }
-  | { type: 'units'; peer: number; units: string }
   | { type: 'stats' }
   | { type: 'reset-peak' }
   | { type: 'watch-acks'; on: boolean };
@@ -169,11 +169,14 @@ void runGateway({
       busy.push(e.messageId);
     });
     const links = remote.flatMap((radio) => radio.peers().map((p) => ({ radio, peerId: p.id, address: p.address!, binary: p.wireVersions.includes(1) })));
+    if (mode === 'remote') {
+      readRadioLink((peer, units) => {
+        const link = links[peer]!;
+        link.radio.receive(link.peerId, units);
+      });
+    }
     process.on('message', (m: FromParent) => {
-      if (m.type === 'units') {
-        const link = links[m.peer]!;
-        link.radio.receive(link.peerId, m.units);
-      } else if (m.type === 'frames') {
+      if (m.type === 'frames') {
         const peer = virtual[m.peer]!;
         for (const f of m.frames) peer.inject(Buffer.from(f, 'base64')).catch(() => undefined);
       } else if (m.type === 'watch-acks') {

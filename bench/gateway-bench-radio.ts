@@ -6,8 +6,8 @@
  * fragment its messages, reassemble and decode the gateway's ACKs) is the driver's work, in its own process, so
  * that the gateway's CPU figure is the gateway's alone.
  *
- * Inbound units arrive over IPC as one base64 string per batch: `u16be length, bytes` repeated (a stand-in for the
- * radio's own I/O, like a BLE notification or a serial read).
+ * Inbound units arrive on a byte stream of their own (`bench/radio-link.ts`), a batch at a time: `u16be length,
+ * bytes` repeated (a stand-in for the radio's own I/O, like a BLE notification or a serial read).
  */
 import { fragmentSizeForMtu } from '../lib/mesh/ble-fragment';
 import { decodeFrameWithFormat, encodeFrame, type FrameFormat } from '../lib/mesh/frame';
@@ -49,20 +49,6 @@ export function benchFrame(sender: string, recipient: string, content: string, f
   );
 }
 
-/** Packs units as `u16be length, bytes` for one IPC message. */
-export function packUnits(units: Uint8Array[]): string {
-  let size = 0;
-  for (const u of units) size += 2 + u.length;
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const u of units) {
-    out.writeUInt16BE(u.length, at);
-    out.set(u, at + 2);
-    at += 2 + u.length;
-  }
-  return out.toString('base64');
-}
-
 export class RemotePeersRadio extends RadioBase {
   readonly #peers: RemotePeer[];
   readonly #links = new Map<string, FragmentLink>();
@@ -76,17 +62,17 @@ export class RemotePeersRadio extends RadioBase {
     this.#peers = peers;
   }
 
-  /** One batch of BLE writes from peer `peerId`, as packed by `packUnits`. */
-  receive(peerId: string, packed: string): void {
-    const bytes = Buffer.from(packed, 'base64');
+  /** One batch of BLE writes from peer `peerId`, as packed by `packUnitBytes`; `bytes` is read during the call only. */
+  receive(peerId: string, bytes: Uint8Array): void {
+    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let link = this.#links.get(peerId);
     if (link === undefined) {
       link = new FragmentLink({ maxAssemblies: 16, now: () => this.clock.now(), onDrop: (reason, details) => this.countDrop(reason, { peerId, ...details }) });
       this.#links.set(peerId, link);
     }
-    for (let at = 0; at < bytes.length; ) {
-      const n = bytes.readUInt16BE(at);
-      const frame = link.push(bytes.subarray(at + 2, at + 2 + n));
+    for (let at = 0; at < view.length; ) {
+      const n = view.readUInt16BE(at);
+      const frame = link.push(view.subarray(at + 2, at + 2 + n));
       at += 2 + n;
       if (frame !== undefined) this.deliver(peerId, frame);
     }

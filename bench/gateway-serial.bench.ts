@@ -5,7 +5,7 @@
  * ACKs read back off the line and counted. The clock and the gateway's CPU stop when every ACK has arrived.
  *
  * The baseline, in the same run: the same gateway with one remote-peers simulated radio (`bench/gateway-bench-radio.ts`,
- * BLE fragments over IPC), the same messages, the same window of un-ACKed messages, measured until every ACK is
+ * BLE fragments on a byte stream of their own, `bench/radio-link.ts`), the same messages, the same window of un-ACKed messages, measured until every ACK is
  * written. Both radios keep the shipped per-peer queue (64 frames), so ACK bursts meet `QUEUE_FULL` as on a site.
  *
  * Each path runs in two ways of offering load: windowed (as fast as the gateway ACKs, BENCH_SERIAL_AHEAD un-ACKed
@@ -44,7 +44,8 @@ import { isAck } from '../lib/mesh/ack';
 import { fragmentSizeForMtu } from '../lib/mesh/ble-fragment';
 import { decodeFrame } from '../lib/mesh/frame';
 import { encodeSerialFrame, encodeSerialHello, SerialDeframer, SerialFrameType } from '../lib/mesh/serial-framing';
-import { benchFrame, packUnits } from './gateway-bench-radio';
+import { benchFrame } from './gateway-bench-radio';
+import { RADIO_LINK_STDIO, RadioLinkWriter } from './radio-link';
 import { asker, runWhenMain, type Ask } from './child-ipc';
 import { bareRun, wakeupFloor, type BareRun } from './wakeup-floor';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
@@ -150,7 +151,7 @@ async function startGateway(dir: string, url: string, mode: 'remote' | 'config',
   );
   const profiling = process.env.BENCH_CPUPROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPUPROF}`, `--cpu-prof-name=gateway-${name}.${process.pid}.cpuprofile`] : [];
   const child = fork(path.join(__dirname, 'gateway-bench-child.js'), [configFile, mode, JSON.stringify(layout)], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: [...RADIO_LINK_STDIO],
     // No memory or heap figure is printed here: the child's peak sampler and heap meter stay off
     // (bench/gateway-bench-child.ts), so the gateway's CPU per message does not count them.
     env: { ...process.env, BENCH_SAMPLE_MS: '0', BENCH_HEAP_METER: '0' },
@@ -273,7 +274,7 @@ interface PathPlan {
   ahead: number;
 }
 
-/** One remote-peers simulated radio with one binary peer; the driver sends BLE fragments over IPC. */
+/** One remote-peers simulated radio with one binary peer; the driver sends BLE fragments on the radio link (`bench/radio-link.ts`). */
 async function simulatedPath(dir: string, url: string, broker: ChildProcess, plan: PathPlan): Promise<SerialPathFigures[]> {
   const layout = [{ id: 'sim0', queue_limit: QUEUE_LIMIT ?? 64, peers: [{ id: 'p0', wire_versions: [1] }] }];
   const gw = await startGateway(dir, url, 'remote', [{ id: 'sim0', kind: 'simulated', ...queueSetting(), peers: layout[0]!.peers }], layout);
@@ -310,7 +311,7 @@ async function simulatedPath(dir: string, url: string, broker: ChildProcess, pla
           mode,
           n,
           plan.ahead,
-          (from, count) => gw.child.send({ type: 'units', peer: 0, units: packUnits(units.slice(from, from + count).flat()) }),
+          (from, count) => RadioLinkWriter.of(gw.child).send(0, units.slice(from, from + count).flat()),
           // The broker's count paces the window (as the ACKs do on the serial path); the run ends on ACKs written.
           () => ({ progress: published, acked: written }),
           (k) => {

@@ -35,7 +35,8 @@ import YAML from 'yaml';
 import { FragmentLink } from '../gateway/radios/fragment-link';
 import { fragmentSizeForMtu } from '../lib/mesh/ble-fragment';
 import { MessageId } from '../lib/mesh/message-id';
-import { benchFrame, packUnits } from './gateway-bench-radio';
+import { benchFrame } from './gateway-bench-radio';
+import { RADIO_LINK_STDIO, RadioLinkWriter } from './radio-link';
 import { asker } from './child-ipc';
 import { benchRadioToHub } from './gateway-hub.bench';
 import { benchHubReplay } from './gateway-hub-replay.bench';
@@ -198,7 +199,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   const snapshots = process.env.BENCH_HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${process.env.BENCH_HEAPSNAPSHOT}`] : [];
   const layout = radios.map((r) => ({ id: r.id, queue_limit: r.queue_limit, peers: r.peers }));
   const gw = fork(path.join(__dirname, 'gateway-bench-child.js'), [configFile, mode, JSON.stringify(layout)], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: [...RADIO_LINK_STDIO],
     execArgv: [...NODE_FLAGS, ...profiling, ...snapshots],
   });
   const askGw = asker(gw);
@@ -224,11 +225,18 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
 
   const encode = (peer: number, content: string, id = MessageId.random()): Uint8Array =>
     benchFrame(peers[peer]!.address, address, content, peers[peer]!.binary ? 'binary' : 'json', id);
-  // The peer's work, done here: remote peers get BLE fragments, in-process peers whole frames (they fragment).
-  const packet = (peer: number, frames: Uint8Array[]): Record<string, unknown> =>
+  // The peer's work, done here: remote peers get BLE fragments (on the radio link), in-process peers whole frames
+  // over IPC (they fragment). A batch is built before the clock starts and sent with `send`.
+  const radioLink = RadioLinkWriter.of(gw);
+  type Packet = Buffer | Record<string, unknown>;
+  const packet = (peer: number, frames: Uint8Array[]): Packet =>
     mode === 'remote'
-      ? { type: 'units', peer, units: packUnits(frames.flatMap((f) => FragmentLink.fragment(f, fragmentSize))) }
+      ? RadioLinkWriter.record(peer, frames.flatMap((f) => FragmentLink.fragment(f, fragmentSize)))
       : { type: 'frames', peer, frames: frames.map((f) => Buffer.from(f).toString('base64')) };
+  const send = (p: Packet): void => {
+    if (Buffer.isBuffer(p)) radioLink.sendRecord(p);
+    else gw.send(p);
+  };
   // The senders' retry: every frame the gateway turned away (admission control) is sent again after RETRY_MS, as
   // its sender would when no ACK comes. The driver keeps each message's frame by id for that.
   const framesById = new Map<string, { peer: number; frame: Uint8Array }>();
@@ -242,7 +250,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
         byPeer.set(f.peer, [...(byPeer.get(f.peer) ?? []), f.frame]);
         resent += 1;
       }
-      for (const [peer, frames] of byPeer) gw.send(packet(peer, frames));
+      for (const [peer, frames] of byPeer) send(packet(peer, frames));
     }, RETRY_MS);
   };
   gw.on('message', (m: { type: string; ids?: string[] }) => {
@@ -261,7 +269,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   const idle = await askGw<GwStats>('stats');
 
   // Latency first, on a fresh process: a steady rate well inside capacity, each message stamped with its send time
-  // (IPC included); the peak RSS of this run is the gateway's under a steady load.
+  // (the radio link included); the peak RSS of this run is the gateway's under a steady load.
   let latency: RunFigures['latency'];
   let steady: GwStats | undefined;
   if (withLatency) {
@@ -280,7 +288,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
           const id = MessageId.random();
           const frame = encode(peer, `bench ${at}`, id);
           framesById.set(id.toString(), { peer, frame });
-          gw.send(packet(peer, [frame]));
+          send(packet(peer, [frame]));
           sentAt.set(id.toString(), at);
         }
         if (sent >= total) {
@@ -305,7 +313,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   // radio's link does not deliver faster than the gateway reads), topped up on the broker's progress reports rather
   // than by polling, so the driver leaves the cores alone; the clock stops when the broker has them all.
   const drive = async (count: number, ahead: number, label: string) => {
-    const batches: Array<Record<string, unknown>> = [];
+    const batches: Packet[] = [];
     for (let i = 0; i < count; i += BATCH) {
       const peer = (i / BATCH) % peers.length;
       const frames = Array.from({ length: Math.min(BATCH, count - i) }, (_, k) => {
@@ -324,7 +332,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     const t0 = process.hrtime.bigint();
     let sentBatches = 0;
     const topUp = (n: number): void => {
-      while (sentBatches < batches.length && sentBatches * BATCH - n < ahead) gw.send(batches[sentBatches++]!);
+      while (sentBatches < batches.length && sentBatches * BATCH - n < ahead) send(batches[sentBatches++]!);
     };
     let snapshotTaken = !process.env.BENCH_HEAPSNAPSHOT || label !== 'saturate';
     const onProgress = (m: { type: string; count?: number }): void => {
