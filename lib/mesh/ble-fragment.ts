@@ -236,6 +236,14 @@ interface Assembly {
   bytes: number;
   readonly startedAt: number;
   lastSeenAt: number;
+  /**
+   * One buffer for the whole frame, sized `total ×` the first fragment's length (when that fits the size cap):
+   * fragments are copied in as they come, and fragments that came in order are the frame already, with no
+   * per-fragment copy and no final concatenation. A fragment that does not fit gets a copy of its own.
+   */
+  readonly slab: Uint8Array | undefined;
+  /** Bytes of `slab` used. */
+  slabUsed: number;
 }
 
 /**
@@ -329,7 +337,9 @@ export class FragmentReassembler {
     }
     if (assembly === undefined) {
       if (this.assemblies.size >= this.maxAssemblies) this.evictOne(now);
-      assembly = { total, parts: new Array<Uint8Array | undefined>(total), received: 0, bytes: 0, startedAt: now, lastSeenAt: now };
+      const slabBytes = total * data.length;
+      const slab = data.length > 0 && slabBytes <= this.maxMessageBytes ? new Uint8Array(slabBytes) : undefined;
+      assembly = { total, parts: new Array<Uint8Array | undefined>(total), received: 0, bytes: 0, startedAt: now, lastSeenAt: now, slab, slabUsed: 0 };
       this.assemblies.set(messageId, assembly);
     }
 
@@ -339,7 +349,7 @@ export class FragmentReassembler {
       this.drop(messageId, assembly, 'oversize');
       throw this.reject(oversize(messageId, grown, this.maxMessageBytes));
     }
-    assembly.parts[index] = ownBytes(data);
+    assembly.parts[index] = keep(assembly, data);
     this.buffered += grown - assembly.bytes;
     assembly.bytes = grown;
     assembly.lastSeenAt = now;
@@ -351,7 +361,7 @@ export class FragmentReassembler {
     this.assemblies.delete(messageId);
     this.buffered -= assembly.bytes;
     this.tally.completed++;
-    return { status: 'complete', messageId, frame: concatBytes(assembly.parts as Uint8Array[]) };
+    return { status: 'complete', messageId, frame: joined(assembly) };
   }
 
   /** Drop every assembly idle past the timeout; returns their ids. */
@@ -402,6 +412,31 @@ export class FragmentReassembler {
     this.tally.rejected++;
     return err;
   }
+}
+
+/** A copy of a fragment's data the assembly owns: in its slab while there is room, else on its own. */
+function keep(assembly: Assembly, data: Uint8Array): Uint8Array {
+  const slab = assembly.slab;
+  if (slab === undefined || slab.length - assembly.slabUsed < data.length) return ownBytes(data);
+  const at = assembly.slabUsed;
+  slab.set(data, at);
+  assembly.slabUsed = at + data.length;
+  return slab.subarray(at, at + data.length);
+}
+
+/** The frame: the slab's front when the parts lie there in index order (fragments that came in order), else a join. */
+function joined(assembly: Assembly): Uint8Array {
+  const parts = assembly.parts as Uint8Array[];
+  const slab = assembly.slab;
+  if (slab !== undefined) {
+    let at = slab.byteOffset;
+    for (const p of parts) {
+      if (p.buffer !== slab.buffer || p.byteOffset !== at) return concatBytes(parts);
+      at += p.length;
+    }
+    return slab.subarray(0, at - slab.byteOffset);
+  }
+  return concatBytes(parts);
 }
 
 function oversize(messageId: string, bytes: number, limit: number): MeshDecodeError {

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
 import { fromHex, toHex } from '../../../lib/bytes';
 import {
   BLE_DEFAULT_FRAGMENT_SIZE,
@@ -384,6 +385,60 @@ describe('ble-fragment', () => {
       for (const f of fragments) last = r.push(f);
       assert.ok(last && last.status === 'complete');
       assert.deepEqual(last.frame, frame);
+    });
+
+    it('joins fragments of any lengths, in any order, with repeats, into the frame their last copies make', () => {
+      // The assembly copies fragments into one buffer sized from the first to arrive; fragments longer than it,
+      // or arriving out of order, or repeated, take the other road (a copy each, joined at the end).
+      const scenario = fc
+        .array(fc.uint8Array({ minLength: 1, maxLength: 200 }), { minLength: 2, maxLength: 6 })
+        .chain((parts) =>
+          fc.record({
+            parts: fc.constant(parts),
+            order: fc.shuffledSubarray(
+              parts.map((_, i) => i),
+              { minLength: parts.length, maxLength: parts.length },
+            ),
+            repeats: fc.array(fc.record({ index: fc.nat({ max: parts.length - 1 }), data: fc.uint8Array({ minLength: 1, maxLength: 200 }), before: fc.nat() }), { maxLength: 3 }),
+          }),
+        );
+      fc.assert(
+        fc.property(scenario, ({ parts, order, repeats }) => {
+          const r = new FragmentReassembler();
+          const final: Uint8Array[] = [...parts];
+          // A repeat goes in before the assembly completes: somewhere before the last first copy.
+          const pushes: Array<[number, Uint8Array]> = order.map((i) => [i, parts[i]!]);
+          for (const rep of repeats) {
+            pushes.splice(rep.before % pushes.length, 0, [rep.index, rep.data]);
+          }
+          const seen = new Set<number>();
+          let result;
+          for (const [i, data] of pushes) {
+            result = r.push(rawFragment(ID_A, i, parts.length, data));
+            seen.add(i);
+            final[i] = data;
+            if (seen.size === parts.length) break;
+          }
+          assert.ok(result && result.status === 'complete');
+          assert.deepEqual(result.frame, new Uint8Array(Buffer.concat(final)));
+          assert.equal(r.size, 0);
+        }),
+        { numRuns: 500 },
+      );
+    });
+
+    it('gives in-order fragments back as one buffer holding nothing but the frame and the room it was sized for', () => {
+      const frame = bytesOf(700, 3);
+      const fragments = fragmentsOf(frame, ID_A);
+      const r = new FragmentReassembler();
+      let result;
+      for (const f of fragments) result = r.push(f);
+      assert.ok(result && result.status === 'complete');
+      assert.deepEqual(result.frame, frame);
+      // Sized total × the first fragment's data: never more than one fragment's worth beyond the frame.
+      assert.ok(result.frame.buffer.byteLength < frame.length + 139, `${result.frame.buffer.byteLength} bytes held for ${frame.length}`);
+      fragments.forEach((f) => f.fill(0));
+      assert.deepEqual(result.frame, frame);
     });
 
     it('throws only MeshDecodeError for garbage and counts it', () => {
