@@ -21,7 +21,7 @@ import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
 import { RemotePeersRadio, remotePeers } from './gateway-bench-radio';
 import { readRadioLink } from './radio-link';
 import { heapMeter } from './heap-meter';
-import { mainThreadCpuUs, mainThreadSleeps } from './main-thread';
+import { mainThreadCpuUs, mainThreadSleeps, threadSchedule } from './main-thread';
 
 type FromParent =
   | { type: 'frames'; peer: number; frames: string[] }
@@ -197,6 +197,7 @@ void runGateway({
           heap: heapAllocated(),
           mainCpuUs: mainThreadCpuUs(),
           mainSleeps: mainThreadSleeps(),
+          schedule: threadSchedule(),
           acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(),
           written,
           ackTimes,

@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 
-function taskFile(name: 'stat' | 'status'): string | undefined {
+function taskFile(name: 'stat' | 'status' | 'schedstat', tid: string | number = process.pid): string | undefined {
   try {
-    return fs.readFileSync(`/proc/self/task/${process.pid}/${name}`, 'utf8');
+    return fs.readFileSync(`/proc/self/task/${tid}/${name}`, 'utf8');
   } catch {
     return undefined;
   }
@@ -24,4 +24,24 @@ export function mainThreadCpuUs(): number {
 export function mainThreadSleeps(): number {
   const status = taskFile('status');
   return Number((status && /^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1]) ?? NaN);
+}
+
+/**
+ * The scheduler's account (`schedstat`, ns → µs) of the main thread and of all the process's threads: time on a
+ * core, and time runnable but waiting for one. On a machine whose cores the gateway shares (its broker, the bench's
+ * driver, V8's helper threads), the wait is the part of the wall clock that more CPU per message does not explain.
+ */
+export function threadSchedule(): { mainRunUs: number; mainWaitUs: number; allWaitUs: number } {
+  const read = (tid: string | number): [number, number] => {
+    const f = taskFile('schedstat', tid)?.split(' ');
+    return f === undefined ? [NaN, NaN] : [Number(f[0]) / 1000, Number(f[1]) / 1000];
+  };
+  const [mainRunUs, mainWaitUs] = read(process.pid);
+  let allWaitUs = 0;
+  try {
+    for (const tid of fs.readdirSync('/proc/self/task')) allWaitUs += read(tid)[1] || 0;
+  } catch {
+    allWaitUs = NaN;
+  }
+  return { mainRunUs, mainWaitUs, allWaitUs };
 }
