@@ -4,7 +4,8 @@
  *
  * Two kinds of peers (argv[3]):
  * - `remote` (default): the peers are the driver. Their BLE fragments arrive on a byte stream of their own
- *   (`bench/radio-link.ts`, fd 4) and go through the reassembly of `RemotePeersRadio`; the ACKs the gateway writes are fragmented and counted, not decoded.
+ *   (`bench/radio-link.ts`, fd 4) and go through the reassembly of `RemotePeersRadio`; the ACKs the gateway writes
+ *   are fragmented and counted, not decoded.
  * - `in-process`: the simulated radios of the config with their virtual peers, as `npm start` runs them; whole frames
  *   arrive over IPC and the virtual peers fragment them, reassemble the gateway's ACKs and decode them, in this process.
  * - `config`: the radios of the config as shipped (`bench/gateway-serial.bench.ts`: a serial radio on a pty whose
@@ -21,7 +22,7 @@ import type { SimulatedRadio, VirtualPeer } from '../gateway/radios';
 import { RemotePeersRadio, remotePeers } from './gateway-bench-radio';
 import { readRadioLink } from './radio-link';
 import { heapMeter } from './heap-meter';
-import { mainThreadCpuUs, mainThreadSleeps, threadSchedule } from './main-thread';
+import { mainThreadCpuUs, mainThreadSchedule, mainThreadSleeps } from './main-thread';
 
 type FromParent =
   | { type: 'frames'; peer: number; frames: string[] }
@@ -197,7 +198,7 @@ void runGateway({
           heap: heapAllocated(),
           mainCpuUs: mainThreadCpuUs(),
           mainSleeps: mainThreadSleeps(),
-          schedule: threadSchedule(),
+          schedule: mainThreadSchedule(),
           acks: gateway.metrics.counter('clawling_gateway_acks_sent_total', '').total(),
           written,
           ackTimes,

@@ -5,8 +5,9 @@
  * ACKs read back off the line and counted. The clock and the gateway's CPU stop when every ACK has arrived.
  *
  * The baseline, in the same run: the same gateway with one remote-peers simulated radio (`bench/gateway-bench-radio.ts`,
- * BLE fragments on a byte stream of their own, `bench/radio-link.ts`), the same messages, the same window of un-ACKed messages, measured until every ACK is
- * written. Both radios keep the shipped per-peer queue (64 frames), so ACK bursts meet `QUEUE_FULL` as on a site.
+ * BLE fragments on a byte stream of their own, `bench/radio-link.ts`), the same messages, the same window of
+ * un-ACKed messages, measured until every ACK is written. Both radios keep the shipped per-peer queue (64 frames),
+ * so ACK bursts meet `QUEUE_FULL` as on a site.
  *
  * Each path runs in two ways of offering load: windowed (as fast as the gateway ACKs, BENCH_SERIAL_AHEAD un-ACKed
  * messages in flight) and at fixed offered rates (BENCH_SERIAL_RATES, msg/s, for BENCH_SERIAL_SECONDS each), the
@@ -274,10 +275,11 @@ interface PathPlan {
   ahead: number;
 }
 
-/** One remote-peers simulated radio with one binary peer; the driver sends BLE fragments on the radio link (`bench/radio-link.ts`). */
+/** One remote-peers simulated radio with one binary peer; the driver sends BLE fragments on the radio link. */
 async function simulatedPath(dir: string, url: string, broker: ChildProcess, plan: PathPlan): Promise<SerialPathFigures[]> {
   const layout = [{ id: 'sim0', queue_limit: QUEUE_LIMIT ?? 64, peers: [{ id: 'p0', wire_versions: [1] }] }];
   const gw = await startGateway(dir, url, 'remote', [{ id: 'sim0', kind: 'simulated', ...queueSetting(), peers: layout[0]!.peers }], layout);
+  const radioLink = RadioLinkWriter.of(gw.child);
   const askBroker = asker(broker);
   try {
     const sender = gw.peers[0]!.address;
@@ -311,7 +313,7 @@ async function simulatedPath(dir: string, url: string, broker: ChildProcess, pla
           mode,
           n,
           plan.ahead,
-          (from, count) => RadioLinkWriter.of(gw.child).send(0, units.slice(from, from + count).flat()),
+          (from, count) => radioLink.send(0, units.slice(from, from + count).flat()),
           // The broker's count paces the window (as the ACKs do on the serial path); the run ends on ACKs written.
           () => ({ progress: published, acked: written }),
           (k) => {

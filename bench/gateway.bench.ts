@@ -74,8 +74,8 @@ interface GwStats {
   cpuUs: number;
   heap: { allocated: number; gcUs: number; gcCount: number };
   mainCpuUs: number;
-  /** The scheduler's run and run-queue wait times (µs): main thread, and the wait of every thread. */
-  schedule: { mainRunUs: number; mainWaitUs: number; allWaitUs: number };
+  /** The scheduler's run and run-queue wait times of the main thread (µs). */
+  schedule: { runUs: number; waitUs: number };
   acks: number;
   written: number;
   ackTimes: Array<[string, string]>;
@@ -382,8 +382,8 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     brokerCpu: run.brokerCpuS / elapsedS,
     cpuPerMessageUs: (cpuS * 1e6) / messages,
     mainCpuPerMessageUs: (after.mainCpuUs - run.before.mainCpuUs) / messages,
-    mainRunShare: (after.schedule.mainRunUs - run.before.schedule.mainRunUs) / (elapsedS * 1e6),
-    mainWaitShare: (after.schedule.mainWaitUs - run.before.schedule.mainWaitUs) / (elapsedS * 1e6),
+    mainRunShare: (after.schedule.runUs - run.before.schedule.runUs) / (elapsedS * 1e6),
+    mainWaitShare: (after.schedule.waitUs - run.before.schedule.waitUs) / (elapsedS * 1e6),
     allocPerMessage: (after.heap.allocated - run.before.heap.allocated) / messages,
     gcShare: (after.heap.gcUs - run.before.heap.gcUs) / (cpuS * 1e6),
     gcPerMessage: (after.heap.gcCount - run.before.heap.gcCount) / messages,

@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 
-function taskFile(name: 'stat' | 'status' | 'schedstat', tid: string | number = process.pid): string | undefined {
+function taskFile(name: 'stat' | 'status' | 'schedstat'): string | undefined {
   try {
-    return fs.readFileSync(`/proc/self/task/${tid}/${name}`, 'utf8');
+    return fs.readFileSync(`/proc/self/task/${process.pid}/${name}`, 'utf8');
   } catch {
     return undefined;
   }
@@ -27,21 +27,11 @@ export function mainThreadSleeps(): number {
 }
 
 /**
- * The scheduler's account (`schedstat`, ns → µs) of the main thread and of all the process's threads: time on a
- * core, and time runnable but waiting for one. On a machine whose cores the gateway shares (its broker, the bench's
- * driver, V8's helper threads), the wait is the part of the wall clock that more CPU per message does not explain.
+ * The scheduler's account of the main thread (`schedstat`, ns → µs): time on a core, and time runnable but waiting
+ * for one. On a machine whose cores the gateway shares (its broker, the bench's driver, V8's helper threads), the
+ * wait is the part of the wall clock that more CPU per message does not explain.
  */
-export function threadSchedule(): { mainRunUs: number; mainWaitUs: number; allWaitUs: number } {
-  const read = (tid: string | number): [number, number] => {
-    const f = taskFile('schedstat', tid)?.split(' ');
-    return f === undefined ? [NaN, NaN] : [Number(f[0]) / 1000, Number(f[1]) / 1000];
-  };
-  const [mainRunUs, mainWaitUs] = read(process.pid);
-  let allWaitUs = 0;
-  try {
-    for (const tid of fs.readdirSync('/proc/self/task')) allWaitUs += read(tid)[1] || 0;
-  } catch {
-    allWaitUs = NaN;
-  }
-  return { mainRunUs, mainWaitUs, allWaitUs };
+export function mainThreadSchedule(): { runUs: number; waitUs: number } {
+  const f = taskFile('schedstat')?.split(' ');
+  return f === undefined ? { runUs: NaN, waitUs: NaN } : { runUs: Number(f[0]) / 1000, waitUs: Number(f[1]) / 1000 };
 }

@@ -18,7 +18,7 @@ export const RADIO_LINK_STDIO = ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'] 
 const HEADER = 6;
 
 /** Units as `u16be length, bytes`, repeated, after `headroom` bytes left for the caller. */
-export function packUnitBytes(units: readonly Uint8Array[], headroom = 0): Buffer {
+function packUnitBytes(units: readonly Uint8Array[], headroom = 0): Buffer {
   let size = headroom;
   for (const u of units) size += 2 + u.length;
   const out = Buffer.allocUnsafe(size);
