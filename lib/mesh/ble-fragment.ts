@@ -36,6 +36,12 @@ export const FRAGMENT_IDLE_TIMEOUT_MS = 30_000;
 const MAX_ID_BYTES = 255;
 const MAX_DATA_LEN = 0xffff;
 // Eviction score: completion ratio minus an age penalty growing to 0.2 over the first minute of an assembly.
+/**
+ * The largest buffer an assembly sets aside on its first fragment. Its size comes from the fragment's claimed
+ * `total`, not from bytes that arrived, so it stays small: 64 hostile first fragments claim at most 1 MiB between
+ * them. Longer frames are kept fragment by fragment, as their bytes come.
+ */
+const MAX_SLAB_BYTES = 16_384;
 const AGE_PENALTY_MAX = 0.2;
 const AGE_PENALTY_WINDOW_MS = 60_000;
 
@@ -237,7 +243,8 @@ interface Assembly {
   readonly startedAt: number;
   lastSeenAt: number;
   /**
-   * One buffer for the whole frame, sized `total ×` the first fragment's length (when that fits the size cap):
+   * One buffer for the whole frame, sized `total ×` the first fragment's length (when that fits the size cap and
+   * `MAX_SLAB_BYTES`):
    * fragments are copied in as they come, and fragments that came in order are the frame already, with no
    * per-fragment copy and no final concatenation. A fragment that does not fit gets a copy of its own.
    */
@@ -338,7 +345,7 @@ export class FragmentReassembler {
     if (assembly === undefined) {
       if (this.assemblies.size >= this.maxAssemblies) this.evictOne(now);
       const slabBytes = total * data.length;
-      const slab = data.length > 0 && slabBytes <= this.maxMessageBytes ? new Uint8Array(slabBytes) : undefined;
+      const slab = data.length > 0 && slabBytes <= Math.min(this.maxMessageBytes, MAX_SLAB_BYTES) ? new Uint8Array(slabBytes) : undefined;
       assembly = { total, parts: new Array<Uint8Array | undefined>(total), received: 0, bytes: 0, startedAt: now, lastSeenAt: now, slab, slabUsed: 0 };
       this.assemblies.set(messageId, assembly);
     }

@@ -441,6 +441,22 @@ describe('ble-fragment', () => {
       assert.deepEqual(result.frame, frame);
     });
 
+    it('sets aside nothing a hostile first fragment claims: 64 assemblies claiming 512 fragments each hold only their bytes', () => {
+      const r = new FragmentReassembler();
+      const data = bytesOf(2000);
+      const before = process.memoryUsage().arrayBuffers;
+      const held: Uint8Array[] = [];
+      for (let k = 0; k < MAX_FRAGMENT_ASSEMBLIES; k++) {
+        const id = `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`;
+        held.push(rawFragment(id, 0, 512, data));
+        r.push(held[k]!);
+      }
+      assert.equal(r.size, MAX_FRAGMENT_ASSEMBLIES);
+      // 64 × 512 × 2 000 bytes claimed (65 MB); what arrived is 64 × 2 000, plus the fragments themselves.
+      const grown = process.memoryUsage().arrayBuffers - before;
+      assert.ok(grown < 4 * 1048576, `${grown} bytes of array buffers after 64 first fragments`);
+    });
+
     it('throws only MeshDecodeError for garbage and counts it', () => {
       const r = new FragmentReassembler();
       for (const junk of [new Uint8Array(0), new Uint8Array([0x4f, 0x50, 1, 0, 0, 0, 0, 0, 0, 0]), undefined as unknown as Uint8Array]) {
