@@ -163,6 +163,8 @@ interface RunFigures {
   perCore: number;
   cpuShare: number;
   brokerCpu: number;
+  /** The bench's own process (the remote peers' driver: sends pre-built fragments, reads ACKs) during the run. */
+  driverCpu: number;
   cpuPerMessageUs: number;
   /** V8 heap bytes allocated per message during the throughput run, and the share of gateway CPU its GCs took. */
   allocPerMessage: number;
@@ -347,6 +349,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     const before = await askGw<GwStats>('stats');
     const brokerBefore = await askBroker<BrokerStats>('stats');
     const t0 = process.hrtime.bigint();
+    const driverCpu0 = process.cpuUsage();
     let sentBatches = 0;
     const topUp = (n: number): void => {
       while (sentBatches < batches.length && sentBatches * BATCH - n < ahead) send(batches[sentBatches++]!);
@@ -366,10 +369,11 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     await waitBroker(count);
     broker.off('message', onProgress);
     const elapsedS = Number(process.hrtime.bigint() - t0) / 1e9;
+    const driverCpu = process.cpuUsage(driverCpu0);
     const after = await askGw<GwStats>('stats');
     const brokerAfter = await askBroker<BrokerStats>('stats');
     framesById.clear();
-    return { elapsedS, cpuS: (after.cpuUs - before.cpuUs) / 1e6, brokerCpuS: (brokerAfter.cpuUs - brokerBefore.cpuUs) / 1e6, before, after, resent };
+    return { elapsedS, cpuS: (after.cpuUs - before.cpuUs) / 1e6, brokerCpuS: (brokerAfter.cpuUs - brokerBefore.cpuUs) / 1e6, driverCpuS: (driverCpu.user + driverCpu.system) / 1e6, before, after, resent };
   };
 
   // Throughput, with fewer messages ahead than admission control holds (nothing turned away), then saturation:
@@ -392,6 +396,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
     perCore: rate / Math.max(cpuShare, 0.01),
     cpuShare,
     brokerCpu: run.brokerCpuS / elapsedS,
+    driverCpu: run.driverCpuS / elapsedS,
     cpuPerMessageUs: (cpuS * 1e6) / messages,
     mainCpuPerMessageUs: (after.mainCpuUs - run.before.mainCpuUs) / messages,
     mainRunShare: (after.schedule.runUs - run.before.schedule.runUs) / (elapsedS * 1e6),
@@ -446,7 +451,7 @@ async function main(): Promise<void> {
   console.log(`  machine: ${os.cpus().length} cores, load average ${load.toFixed(1)}${load > os.cpus().length ? ' (busy: wall-clock figures are pessimistic)' : ''}`);
   console.log(`  baseline mqtt.js QoS 1 publish, same broker     ${baselineRate.toFixed(0).padStart(8)} msg/s   (before ${baselineBefore.rate.toFixed(0)}, after ${baselineAfter.rate.toFixed(0)})`);
   console.log(`  radio -> MQTT throughput (${THROUGHPUT_MESSAGES} msgs)          ${remote.rate.toFixed(0).padStart(8)} msg/s   ${(remote.rate / baselineRate).toFixed(2)}x baseline (issue 26: >= 0.5x ${ok(remote.rate >= 0.5 * baselineRate)})   target >= 5000: ${ok(remote.rate >= 5000)}`);
-  console.log(`  CPU during the run                              gateway ${(remote.cpuShare * 100).toFixed(0)} % of one core (${remote.cpuPerMessageUs.toFixed(0)} us/msg, main thread ${remote.mainCpuPerMessageUs.toFixed(0)}), broker ${(remote.brokerCpu * 100).toFixed(0)} %`);
+  console.log(`  CPU during the run                              gateway ${(remote.cpuShare * 100).toFixed(0)} % of one core (${remote.cpuPerMessageUs.toFixed(0)} us/msg, main thread ${remote.mainCpuPerMessageUs.toFixed(0)}), broker ${(remote.brokerCpu * 100).toFixed(0)} %, bench driver ${(remote.driverCpu * 100).toFixed(0)} %`);
   // The same comparison by CPU rather than wall clock, steadier on a shared machine: with the main thread the
   // bottleneck of both, 0.5x the publisher's rate asks the gateway's main thread for at most about twice its CPU.
   console.log(

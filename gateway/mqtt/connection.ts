@@ -9,6 +9,7 @@
  * so there is one resend path for a broker restart and for a gateway restart.
  */
 import fs from 'node:fs';
+import type { Writable } from 'node:stream';
 import { redactUrl } from '../../lib/redact';
 import { TypedEmitter, type ListenersOf } from '../../lib/typed-emitter';
 import { wellFormedJson } from '../../lib/text-cut';
@@ -20,6 +21,7 @@ import { GatewayError } from '../errors';
 import type { CoreConfig } from '../config/types';
 import { encodePublish } from './publish-packet';
 import { PacketIds } from './packet-ids';
+import { PubackTap } from './puback-tap';
 
 export interface ConnectionEvents {
   up: { protocolVersion: 4 | 5; sessionPresent: boolean };
@@ -191,17 +193,42 @@ export class MqttConnection {
     return true;
   }
 
-  /** A PUBACK for one of the gateway's own publishes (mqtt.js ignores ids it did not allocate). */
+  /**
+   * A PUBACK that reached mqtt.js (one the tap leaves to it: long MQTT 5 properties) may still be for one of the
+   * gateway's own publishes; mqtt.js ignores ids it did not allocate.
+   */
   private readonly onPacket = (packet: { cmd: string; messageId?: number; reasonCode?: number }): void => {
-    if (packet.cmd !== 'puback' || packet.messageId === undefined) return;
-    const { ids, acks } = this.own;
-    const acked = acks.get(packet.messageId);
-    if (!acked) return;
-    acks.delete(packet.messageId);
-    ids.deallocate(packet.messageId);
-    const code = packet.reasonCode ?? 0;
-    acked(code >= FIRST_FAILURE ? new GatewayError('MQTT_PUBLISH_REFUSED', `the broker refused the publish (reason code ${code})`, { reasonCode: code }) : undefined);
+    if (packet.cmd === 'puback' && packet.messageId !== undefined) this.settleOwn(this.own, packet.messageId, packet.reasonCode ?? 0);
   };
+
+  /** The PUBACK of one of the gateway's own publishes on the connection `own` belongs to; false if it is not one. */
+  private settleOwn(own: OwnPublishes, packetId: number, code: number): boolean {
+    const acked = own.acks.get(packetId);
+    if (!acked) return false;
+    own.acks.delete(packetId);
+    own.ids.deallocate(packetId);
+    acked(code >= FIRST_FAILURE ? new GatewayError('MQTT_PUBLISH_REFUSED', `the broker refused the publish (reason code ${code})`, { reasonCode: code }) : undefined);
+    return true;
+  }
+
+  /**
+   * mqtt.js reads the socket through a PubackTap (gateway/mqtt/puback-tap.ts): the stream builder is mqtt.js's own
+   * (TCP, TLS or WebSocket, by the URL); only where the stream's bytes go changes.
+   */
+  private tapPubacks(client: MqttClient, own: OwnPublishes): void {
+    const holder = client as unknown as { streamBuilder: (c: MqttClient) => { pipe: (dest: Writable) => Writable } };
+    const build = holder.streamBuilder;
+    const take = (packetId: number, code: number): boolean => own === this.own && this.settleOwn(own, packetId, code);
+    holder.streamBuilder = (c) => {
+      const stream = build(c);
+      const pipe = stream.pipe.bind(stream);
+      stream.pipe = (dest: Writable) => {
+        pipe(new PubackTap(dest, take));
+        return dest;
+      };
+      return stream;
+    };
+  }
 
   /** Everything still waiting for a PUBACK on a connection that is gone fails, as mqtt.js fails its own. */
   private failOwn(reason: string): void {
@@ -339,8 +366,10 @@ export class MqttConnection {
     if (this.stopped) return;
     this.generation += 1;
     const generation = this.generation;
-    this.own = { ids: new PacketIds(), acks: new Map() };
-    const client = mqtt.connect(this.options.config.url, this.clientOptions());
+    const own: OwnPublishes = { ids: new PacketIds(), acks: new Map() };
+    this.own = own;
+    const client = mqtt.connect(this.options.config.url, { ...this.clientOptions(), manualConnect: true });
+    this.tapPubacks(client, own);
     client.on('packetreceive', this.onPacket);
     this.client = client;
     let refusedVersion = false;
@@ -396,6 +425,7 @@ export class MqttConnection {
       if (refusedVersion) this.connect();
       else this.scheduleReconnect();
     });
+    client.connect();
   }
 
   private scheduleReconnect(): void {
