@@ -155,100 +155,16 @@ export function decodeJsonFloor(bytes: Uint8Array): MeshMessage {
   return createMessage(messageFieldsFromJson(parseJson(bytes)));
 }
 
-/** Where a rendering of the floor goes: text (`jsonFloorText`) or UTF-8 bytes (`jsonFloorBytes`). */
-interface FloorSink {
-  /** Text that is JSON already: punctuation, keys, numbers, values rendered by the struct writers. */
-  raw(json: string): void;
-  /** A string value, quoted and escaped as `JSON.stringify` does. */
-  string(value: string): void;
-}
-
-class TextSink implements FloorSink {
-  out = '';
-  raw(json: string): void {
-    this.out += json;
+function metadataJson(metadata: ReadonlyMap<string, string>): string {
+  if (metadata.size === 0) return '{}';
+  const keys = [...metadata.keys()];
+  if (keys.length > 1) sortUtf8(keys);
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0) out += ',';
+    out += `${jsonText(keys[i])}:${jsonText(metadata.get(keys[i]) as string)}`;
   }
-  string(value: string): void {
-    this.out += jsonText(value);
-  }
-}
-
-/**
- * What `JSON.stringify` escapes in a string: anything else goes out as it is. With the `u` flag the surrogate range
- * matches a lone surrogate only; a pair (an emoji) is one code point and needs no escape.
- */
-// eslint-disable-next-line no-control-regex
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/u;
-/** UTF-8 bytes one UTF-16 unit can take once escaped (`\u001f`), so a write of n units needs at most 6n. */
-const MAX_BYTES_PER_UNIT = 6;
-const QUOTE = 0x22;
-/** The scratch buffer kept between renderings; a larger message renders into a buffer of its own. */
-const SCRATCH_BYTES = 16 * 1024;
-
-class ByteSink implements FloorSink {
-  buf: Buffer = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
-  at = 0;
-
-  raw(json: string): void {
-    this.room(json.length);
-    this.at += this.buf.write(json, this.at, 'utf8');
-  }
-
-  string(value: string): void {
-    if (NEEDS_ESCAPE.test(value)) return this.raw(jsonText(value));
-    this.room(value.length + 2);
-    this.buf[this.at++] = QUOTE;
-    this.at += this.buf.write(value, this.at, 'utf8');
-    this.buf[this.at++] = QUOTE;
-  }
-
-  private room(units: number): void {
-    const need = this.at + units * MAX_BYTES_PER_UNIT;
-    if (need <= this.buf.length) return;
-    const grown = Buffer.allocUnsafeSlow(Math.max(need, this.buf.length * 2));
-    this.buf.copy(grown, 0, 0, this.at);
-    this.buf = grown;
-  }
-}
-
-let bytes: ByteSink | undefined;
-
-function renderFloor(m: MeshMessage, extra: string, sink: FloorSink): void {
-  sink.raw('{"id":"');
-  sink.raw(m.id.toString());
-  sink.raw('","sender":');
-  sink.string(m.sender);
-  sink.raw(',"recipient":');
-  sink.string(m.recipient);
-  sink.raw(',"app_id":');
-  sink.string(m.app_id);
-  sink.raw(`,"priority":"${m.priority}","ttl":${m.ttl},"hop_count":${m.hop_count},"timestamp":${m.timestamp},`);
-  sink.raw(`"lamport_clock":${m.lamport_clock},"content_type":"${m.content_type}","content":`);
-  sink.string(m.content);
-  if (m.binary_content !== undefined) sink.raw(`,"binary_content":[${m.binary_content.join(',')}]`);
-  if (m.media_metadata !== undefined) sink.raw(`,"media_metadata":${writeMediaMetadataJson(m.media_metadata)}`);
-  sink.raw(',"metadata":{');
-  if (m.metadata.size > 0) {
-    const keys = [...m.metadata.keys()];
-    if (keys.length > 1) sortUtf8(keys);
-    for (let i = 0; i < keys.length; i++) {
-      if (i > 0) sink.raw(',');
-      sink.string(keys[i]!);
-      sink.raw(':');
-      sink.string(m.metadata.get(keys[i]!)!);
-    }
-  }
-  sink.raw(m.requires_ack ? '},"requires_ack":true' : '},"requires_ack":false');
-  if (m.reply_to_msg === undefined) sink.raw(',"reply_to_msg":null');
-  else {
-    sink.raw(',"reply_to_msg":"');
-    sink.raw(m.reply_to_msg.toString());
-    sink.raw('"');
-  }
-  if (m.forwarded_from !== undefined) sink.raw(`,"forwarded_from":${writeForwardedFromJson(m.forwarded_from)}`);
-  if (m.reply_context !== undefined) sink.raw(`,"reply_context":${writeReplyContextJson(m.reply_context)}`);
-  sink.raw(extra);
-  sink.raw('}');
+  return out + '}';
 }
 
 /**
@@ -257,27 +173,21 @@ function renderFloor(m: MeshMessage, extra: string, sink: FloorSink): void {
  * floor does not have) goes in before the closing brace: a consumer that adds fields renders the text once.
  */
 export function jsonFloorText(m: MeshMessage, extra = ''): string {
-  const sink = new TextSink();
-  renderFloor(m, extra, sink);
-  return sink.out;
-}
-
-/**
- * `jsonFloorText` as UTF-8, written straight into bytes: no string of the whole text is built (a text made by
- * concatenation is a rope of dozens of strings, flattened again to be encoded; docs/gateway.md, "The floor
- * written as bytes"). The result is a view of a buffer the next call overwrites: copy it before rendering again.
- */
-export function jsonFloorBytes(m: MeshMessage, extra = ''): Uint8Array {
-  const sink = (bytes ??= new ByteSink());
-  sink.at = 0;
-  renderFloor(m, extra, sink);
-  const out = sink.buf.subarray(0, sink.at);
-  // A rendering that outgrew the scratch buffer keeps its own; the next one starts from a small one again.
-  if (sink.buf.length > SCRATCH_BYTES) bytes = undefined;
-  return out;
+  let out =
+    `{"id":"${m.id.toString()}","sender":${jsonText(m.sender)},"recipient":${jsonText(m.recipient)},` +
+    `"app_id":${jsonText(m.app_id)},"priority":"${m.priority}","ttl":${m.ttl},"hop_count":${m.hop_count},` +
+    `"timestamp":${m.timestamp},"lamport_clock":${m.lamport_clock},"content_type":"${m.content_type}",` +
+    `"content":${jsonText(m.content)}`;
+  if (m.binary_content !== undefined) out += `,"binary_content":[${m.binary_content.join(',')}]`;
+  if (m.media_metadata !== undefined) out += `,"media_metadata":${writeMediaMetadataJson(m.media_metadata)}`;
+  out += `,"metadata":${metadataJson(m.metadata)},"requires_ack":${m.requires_ack}`;
+  out += m.reply_to_msg === undefined ? ',"reply_to_msg":null' : `,"reply_to_msg":"${m.reply_to_msg.toString()}"`;
+  if (m.forwarded_from !== undefined) out += `,"forwarded_from":${writeForwardedFromJson(m.forwarded_from)}`;
+  if (m.reply_context !== undefined) out += `,"reply_context":${writeReplyContextJson(m.reply_context)}`;
+  return out + extra + '}';
 }
 
 /** UTF-8 bytes of `jsonFloorText`; the message must have passed `createMessage`. */
 export function encodeJsonFloor(m: MeshMessage): Uint8Array {
-  return Buffer.from(jsonFloorBytes(m));
+  return Buffer.from(jsonFloorText(m), 'utf8');
 }

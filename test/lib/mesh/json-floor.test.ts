@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { MeshDecodeError } from '../../../lib/mesh/errors';
-import { decodeJsonFloor, encodeJsonFloor, jsonFloorBytes, jsonFloorText } from '../../../lib/mesh/json-floor';
+import { decodeJsonFloor, encodeJsonFloor, jsonFloorText } from '../../../lib/mesh/json-floor';
 import { createMessage, LAMPORT_CLOCK_MAX } from '../../../lib/mesh/message';
 import { MessageId } from '../../../lib/mesh/message-id';
 import { baseMessage, expectCode, fullMessage } from './fixtures';
@@ -90,36 +90,6 @@ describe('lib/mesh/json-floor', () => {
     it('round-trips a full message', () => {
       const m = fullMessage();
       assert.deepEqual(decodeJsonFloor(encodeJsonFloor(m)), m);
-    });
-  });
-
-  describe('rendering as bytes', () => {
-    const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
-
-    it('writes exactly the UTF-8 of the text, escapes and extra fields included', () => {
-      const messages = [
-        fullMessage(),
-        baseMessage({ content: '"\\\b\f\n\r\t\u0001\u001f\u007f/é\u2028😀', metadata: new Map([['k"\n', 'v\\'], ['\u{1F600}', '€'], ['a', '']]) }),
-        baseMessage({ binary_content: new Uint8Array([0, 7, 255]), requires_ack: false }),
-      ];
-      for (const m of messages) {
-        assert.deepEqual(Buffer.from(jsonFloorBytes(m)), utf8(jsonFloorText(m)));
-        const extra = ',"rx_radio":"sim0","rx_peer":"p\u00e9","rssi":-60';
-        assert.deepEqual(Buffer.from(jsonFloorBytes(m, extra)), utf8(jsonFloorText(m, extra)));
-        assert.deepEqual(Buffer.from(encodeJsonFloor(m)), utf8(jsonFloorText(m)));
-      }
-    });
-
-    it('renders a message larger than its scratch buffer whole, and a small one after it unharmed', () => {
-      // 3 bytes per character and a control character every 1 000: far past the 16 KiB the writer keeps.
-      const content = Array.from({ length: 40 }, (_, i) => `${'€'.repeat(999)}${String.fromCharCode(i % 32)}`).join('');
-      const big = baseMessage({ content });
-      const bigBytes = jsonFloorBytes(big);
-      assert.ok(bigBytes.length > 120_000);
-      assert.deepEqual(Buffer.from(bigBytes), utf8(jsonFloorText(big)));
-      const small = fullMessage();
-      assert.deepEqual(Buffer.from(jsonFloorBytes(small)), utf8(jsonFloorText(small)));
-      assert.deepEqual(Buffer.from(bigBytes), utf8(jsonFloorText(big)), 'the large rendering kept its own buffer');
     });
   });
 
