@@ -207,7 +207,12 @@ export class MqttConnection {
     if (!acked) return false;
     own.acks.delete(packetId);
     own.ids.deallocate(packetId);
-    acked(code >= FIRST_FAILURE ? new GatewayError('MQTT_PUBLISH_REFUSED', `the broker refused the publish (reason code ${code})`, { reasonCode: code }) : undefined);
+    try {
+      acked(code >= FIRST_FAILURE ? new GatewayError('MQTT_PUBLISH_REFUSED', `the broker refused the publish (reason code ${code})`, { reasonCode: code }) : undefined);
+    } catch (err) {
+      // Thrown inside the socket's read path it would stop every later read: the PUBACKs behind it would never come.
+      this.options.logger.error({ err }, 'a publish callback failed');
+    }
     return true;
   }
 

@@ -68,6 +68,32 @@ describe('gateway mqtt connection: its own publish path', function () {
     await recorder.until(() => recorder.on('pub/zero').length === 1, 5000, 'the QoS 0 message');
   });
 
+  it('keeps reading PUBACKs after a publish callback throws, and logs the failure', async () => {
+    const logged: string[] = [];
+    const logger = silentLogger();
+    logger.error = ((obj: unknown, msg?: string) => void logged.push(String(msg ?? obj))) as typeof logger.error;
+    await conn.stop();
+    const config = testConfig(os.tmpdir(), { mqtt: { enabled: true, url: broker.url } });
+    conn = new MqttConnection({ config: config.mqtt, clientId: 'own-publish-throw', will: { topic: 't/state', payload: 'offline' }, logger });
+    let up = false;
+    conn.on('up', () => {
+      up = true;
+    });
+    conn.start();
+    await eventually(() => up, 10000, 'the connection');
+    const answered: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      conn.publish('pub/throw', `m ${i}`, { qos: 1 }, () => {
+        answered.push(i);
+        if (i % 10 === 0) throw new Error(`callback ${i} broke`);
+      });
+    }
+    // The PUBACKs behind each throwing callback still arrive: the socket's read path did not stop.
+    await eventually(() => answered.length === 50, 10000, 'every PUBACK');
+    assert.deepEqual(answered, [...Array(50).keys()]);
+    assert.deepEqual(logged, Array(5).fill('a publish callback failed'));
+  });
+
   it('fails what is in flight once, with MQTT_DISCONNECTED, when the broker goes, and publishes again after', async () => {
     const answers: Array<Error | undefined> = [];
     for (let i = 0; i < 50; i++) conn.publish('pub/lost', `m${i}`, { qos: 1 }, (err) => answers.push(err));
