@@ -13,6 +13,11 @@
  * owner stopped it. A virtual controller ends with the process that holds its pty relay, so a command written at
  * exit reaches nothing; the owner of the stacks stops them itself. So the loaders start each stack at once and take
  * its process handlers off again.
+ *
+ * The UART socket's `stop()` closes its serial port and takes every listener off it, while a command the stack
+ * wrote just before (bleno's stopAdvertising, an answer to a link going down) may still be in the thread pool: when
+ * the close runs first, that write fails with EBADF on a port nobody listens to, and the process gets an uncaught
+ * error (seen once in CI, in a test's cleanup). The loaders keep a sink on the stopped port.
  */
 import type { BlenoLike } from '../gateway/radios/ble/ble-bleno';
 import { withoutProcessHandlers } from '../gateway/radios/ble/process-handlers';
@@ -31,6 +36,7 @@ export function nobleOnUart(path: string): NobleLike {
   const noble = withBindings('hci', { ...uart(path), extended: false });
   // Reading `state` starts noble's binding at once (a `stateChange` listener would start it on the next tick).
   withoutProcessHandlers(() => void noble.state);
+  absorbLateWriteErrors(noble);
   return noble;
 }
 
@@ -41,5 +47,23 @@ export function blenoOnUart(path: string): BlenoLike {
   const bleno = withBindings('hci', uart(path));
   // bleno starts its binding when the first `stateChange` listener is added.
   withoutProcessHandlers(() => bleno.on('stateChange', () => undefined));
+  absorbLateWriteErrors(bleno);
   return bleno;
+}
+
+interface UartSocket {
+  _serialDevice?: { on(event: 'error', listener: () => void): unknown } | null;
+  stop(): void;
+}
+
+/** After the UART socket stops, an error its serial port reports (a write that lost the race to the close) is dropped. */
+function absorbLateWriteErrors(stack: NobleLike | BlenoLike): void {
+  const socket = (stack as unknown as { _bindings?: { _hci?: { _socket?: UartSocket } } })._bindings?._hci?._socket;
+  if (socket === undefined || typeof socket.stop !== 'function') return;
+  const stop = socket.stop.bind(socket);
+  socket.stop = () => {
+    const port = socket._serialDevice;
+    stop();
+    port?.on('error', () => undefined);
+  };
 }
