@@ -28,7 +28,7 @@
  *
  * Variables: BENCH_SERIAL_MESSAGES (windowed, 10 000), BENCH_SERIAL_AHEAD (un-ACKed messages in flight, 1 000),
  * BENCH_SERIAL_RATES (1000,5000), BENCH_SERIAL_SECONDS (5), BENCH_SERIAL_IO (fd,serialport), BENCH_STORE_SYNC,
- * BENCH_COMMIT_MS (the gateways' `mqtt.commit_interval_ms`), BENCH_NODE_FLAGS, BENCH_CPUPROF=<dir> (profiles every
+ * BENCH_COMMIT_MS (the gateways' `mqtt.commit_interval_ms`), BENCH_STORE (`gateway.store`: sqlite or memory), BENCH_NODE_FLAGS, BENCH_CPUPROF=<dir> (profiles every
  * gateway process).
  */
 import { randomBytes } from 'node:crypto';
@@ -139,7 +139,7 @@ async function startGateway(dir: string, url: string, mode: 'remote' | 'config',
   fs.writeFileSync(
     configFile,
     YAML.stringify({
-      gateway: { id: `bench-${name}`, state_dir: path.join(dir, `state-${name}`), store_sync: process.env.BENCH_STORE_SYNC ?? 'full' },
+      gateway: { id: `bench-${name}`, state_dir: path.join(dir, `state-${name}`), store_sync: process.env.BENCH_STORE_SYNC ?? 'full', ...(process.env.BENCH_STORE ? { store: process.env.BENCH_STORE } : {}) },
       log: { level: 'warn' },
       // This bench measures the path of each message and keeps its own window (BENCH_SERIAL_AHEAD plus a batch);
       // its drivers do not play senders that retry, so admission control must not turn anything away here. That

@@ -22,7 +22,7 @@
  * live log, which streams every message, and the map open in two tabs) and prints the gateway's CPU per message and
  * peak RSS beside the same run without one (issue 24). BENCH_BROWSER=0 skips it.
  *
- * Variables: BENCH_MESSAGES, BENCH_RATE, BENCH_STORE_SYNC (full|normal), BENCH_COMMIT_MS (`mqtt.commit_interval_ms`), BENCH_NODE_FLAGS, BENCH_INFLIGHT,
+ * Variables: BENCH_MESSAGES, BENCH_RATE, BENCH_STORE_SYNC (full|normal), BENCH_COMMIT_MS (`mqtt.commit_interval_ms`), BENCH_STORE (`gateway.store`), BENCH_NODE_FLAGS, BENCH_INFLIGHT,
  * BENCH_AHEAD, BENCH_MAX_PENDING, BENCH_HUB (0 skips radio → hub), BENCH_HUB_REPLAY (0 skips the replay; BENCH_REPLAY_MESSAGES),
  * BENCH_IN_PROCESS (0 skips the in-process run), BENCH_CPUPROF=<dir>, BENCH_HEAPSNAPSHOT=<dir>, BENCH_ALLOCPROF=<file>, BENCH_DEBUG.
  */
@@ -206,7 +206,7 @@ async function runGateway(mode: Mode, url: string, askBroker: ReturnType<typeof 
   fs.writeFileSync(
     configFile,
     YAML.stringify({
-      gateway: { id: 'bench', state_dir: path.join(dir, 'state'), store_sync: STORE_SYNC },
+      gateway: { id: 'bench', state_dir: path.join(dir, 'state'), store_sync: STORE_SYNC, ...(process.env.BENCH_STORE ? { store: process.env.BENCH_STORE } : {}) },
       log: { level: 'warn' },
       mesh: { max_pending_deliveries: MAX_PENDING },
       radios,
