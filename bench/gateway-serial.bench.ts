@@ -48,7 +48,7 @@ import { encodeSerialFrame, encodeSerialHello, SerialDeframer, SerialFrameType }
 import { benchFrame } from './gateway-bench-radio';
 import { RADIO_LINK_STDIO, RadioLinkWriter } from './radio-link';
 import { asker, runWhenMain, type Ask } from './child-ipc';
-import { bareRun, wakeupFloor, type BareRun } from './wakeup-floor';
+import { bareRun, systemCallUs, wakeupFloor, type BareRun } from './wakeup-floor';
 import { shippedNodeFlags } from '../test/support/systemd-unit';
 
 export interface SerialBenchOptions {
@@ -95,6 +95,8 @@ export interface SerialBenchFigures {
   floor: BareRun;
   /** The same fixed work per item in a bare node at each offered rate, offered in the same ticks (bench/wakeup-floor.ts). */
   duty: BareRun[];
+  /** µs per system call from JavaScript on this machine (bench/wakeup-floor.ts). */
+  syscallUs: number;
 }
 
 const BATCH = Number(process.env.BENCH_SERIAL_BATCH ?? 100);
@@ -304,7 +306,9 @@ async function simulatedPath(dir: string, url: string, broker: ChildProcess, pla
       const poll = (async () => {
         while (polling) {
           if (published >= n) written = (await gw.ask<GwStats>('stats')).written - before.written;
-          else if ((await askBroker<{ count: number }>('stats')).count >= n) published = n;
+          // The broker reports progress every 256 messages; a slow rate sends fewer than that in STALL_MS, and
+          // a count that never moved would read as a stall.
+          else published = Math.max(published, Math.min(n, (await askBroker<{ count: number }>('stats')).count));
           await sleep(published >= n ? 5 : 20);
         }
       })();
@@ -420,6 +424,7 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
   try {
     const { port } = await asker(broker)<{ port: number }>('ready');
     const url = `mqtt://127.0.0.1:${port}`;
+    const syscallUs = systemCallUs();
     const floor = await wakeupFloor(nodeFlags());
     const duty: BareRun[] = [];
     for (const rate of rates) duty.push(await bareRun(nodeFlags(), { rate, tickMs: RATE_TICK_MS, seconds: 3, work: true }));
@@ -436,6 +441,7 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
       `serial radio bench, Node ${process.version}: windowed ${messages} msgs, rates ${rates.join(', ')} msg/s for ${seconds} s each, after a ${WARMUP}-message warm-up; gateway CPU (user + system) until every ACK is written/read back`,
     );
     print(`  load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg.map((l) => l.toFixed(2)).join(' ')}`);
+    print(`  system call: the cheapest one from JavaScript (process.ppid, one getppid) costs ${syscallUs.toFixed(2)} µs on this machine`);
     print(
       `  wake-up floor: a bare node with the same flags, echoing one byte per wake-up at ${floor.rate.toFixed(0)}/s, spends ${floor.usPerWakeup.toFixed(1)} µs of CPU per wake-up (${floor.sleepsPerRead.toFixed(2)} sleeps per byte); "floor" below is the gateway's main-thread wake-ups per message times that`,
     );
@@ -466,7 +472,7 @@ export async function benchSerialRadio(options: SerialBenchOptions = {}): Promis
       ];
       print(`  targets, io: ${io}: ${verdicts.join('; ')}`);
     }
-    return { simulated, serial, loadavg, floor, duty };
+    return { simulated, serial, loadavg, floor, duty, syscallUs };
   } finally {
     broker.kill();
     fs.rmSync(dir, { recursive: true, force: true });

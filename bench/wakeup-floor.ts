@@ -1,6 +1,6 @@
 /**
- * Two figures of this machine, from a bare `node` with the gateway's flags (`bench/wakeup-floor-child.ts`), for the
- * serial bench to print beside the gateway's:
+ * Three figures of this machine for the serial bench to print beside the gateway's. Two come from a bare `node` with
+ * the gateway's flags (`bench/wakeup-floor-child.ts`):
  *
  * - the wake-up floor: CPU per wake-up when each wake-up does almost nothing (one byte echoed, 1 000 a second). On a
  *   virtual machine a wake-up is far from free (the idle vCPU halts, the host wakes it, caches start cold); times the
@@ -13,6 +13,23 @@ import { fork } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { asker } from './child-ipc';
+
+/**
+ * The third: µs per system call made from JavaScript, the cheapest there is (`process.ppid` is one `getppid`,
+ * nothing cached). Every read, write, fsync hand-off and wake-up of the gateway pays at least this; a guest whose
+ * kernel entries go through its host pays several times what bare metal does. Median of five runs in this process.
+ */
+export function systemCallUs(calls = 100_000): number {
+  const runs: number[] = [];
+  let sink = 0;
+  for (let r = 0; r < 5; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < calls; i++) sink += process.ppid;
+    runs.push(Number(process.hrtime.bigint() - t0) / 1000 / calls);
+  }
+  if (sink === 0) throw new Error('process.ppid read 0');
+  return runs.sort((a, b) => a - b)[2]!;
+}
 
 export interface BareRun {
   /** Items (bytes) offered per second. */
