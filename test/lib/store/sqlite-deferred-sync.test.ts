@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openStore, type Store } from '../../../lib/store';
+import { loadSqliteDriver, openStore, type Store } from '../../../lib/store';
 
 describe('SqliteStore deferred commits and sync()', () => {
   let dir: string;
@@ -51,6 +51,59 @@ describe('SqliteStore deferred commits and sync()', () => {
     assert.notEqual(first, next, 'b came after the first fsync started');
     assert.equal(next, nextToo);
     await Promise.all([first, next]);
+  });
+
+  it('commits deferred transactions at synchronous NORMAL and every other at FULL, switching only when the next one needs the other', () => {
+    // The real driver, watched: what `synchronous` reads inside each outermost transaction, and each switch.
+    const seen: number[] = [];
+    const switches: string[] = [];
+    const Native = loadSqliteDriver();
+    class Watched extends Native {
+      override exec(sql: string): unknown {
+        if (sql.startsWith('PRAGMA synchronous =')) switches.push(sql.slice('PRAGMA synchronous = '.length));
+        return super.exec(sql);
+      }
+      override transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T {
+        const inner = super.transaction((...args: A) => {
+          if (!nested) seen.push(Number(this.pragma('synchronous', { simple: true })));
+          return fn(...args);
+        });
+        let nested = false;
+        return (...args: A) => {
+          const outer = !this.inTransaction;
+          nested = !outer;
+          try {
+            return inner(...args);
+          } finally {
+            if (outer) nested = false;
+          }
+        };
+      }
+    }
+    store = openStore(file(), { driver: Watched });
+    const q = store.queue('q');
+    seen.length = 0;
+    switches.length = 0;
+    const deferred = (v: string): number => store!.transaction(() => q.push(v), { deferSync: true });
+    deferred('a');
+    deferred('b');
+    deferred('c');
+    q.push('plain, outside any transaction');
+    store.transaction(() => q.push('plain'));
+    assert.throws(() => store!.transaction(() => {
+      q.push('rolled back');
+      throw new Error('no');
+    }, { deferSync: true }), /no/);
+    store.transaction(() => q.push('plain after a failed deferred commit'));
+    deferred('d');
+    const NORMAL = 1;
+    const FULL = 2;
+    assert.deepEqual(seen, [NORMAL, NORMAL, NORMAL, FULL, FULL, NORMAL, FULL, NORMAL]);
+    assert.deepEqual(switches, ['NORMAL', 'FULL', 'NORMAL', 'FULL', 'NORMAL'], 'one switch per change of need, none per commit');
+    assert.deepEqual(
+      q.peek(10).map((i) => i.value),
+      ['a', 'b', 'c', 'plain, outside any transaction', 'plain', 'plain after a failed deferred commit', 'd'],
+    );
   });
 
   it('resolves sync() at once for normal synchronous, nested transactions and the memory store', async () => {
