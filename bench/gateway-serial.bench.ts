@@ -23,6 +23,7 @@
  * Each row also prints the gateway main thread's sleeps per message (voluntary context switches: about its
  * wake-ups) and, beside it, the wake-up floor measured first in the same run (`bench/wakeup-floor.ts`: a bare node
  * with the same flags, echoing one byte per wake-up): that many wake-ups cost at least that much on this machine.
+ * First of all, this process times the cheapest system call (`process.ppid`), which every read, write and wake-up pays.
  * Before the paths, the same bare node does a fixed piece of work per item at each offered rate, offered in the same
  * ticks (the duty-cycle baseline): how much more the same work costs per item at the lower rate on this machine.
  *
