@@ -63,19 +63,18 @@ describe('SqliteStore deferred commits and sync()', () => {
         if (sql.startsWith('PRAGMA synchronous =')) switches.push(sql.slice('PRAGMA synchronous = '.length));
         return super.exec(sql);
       }
+      private level = 0;
       override transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T {
         const inner = super.transaction((...args: A) => {
-          if (!nested) seen.push(Number(this.pragma('synchronous', { simple: true })));
+          if (this.level === 1) seen.push(Number(this.pragma('synchronous', { simple: true })));
           return fn(...args);
         });
-        let nested = false;
         return (...args: A) => {
-          const outer = !this.inTransaction;
-          nested = !outer;
+          this.level += 1;
           try {
             return inner(...args);
           } finally {
-            if (outer) nested = false;
+            this.level -= 1;
           }
         };
       }
