@@ -17,8 +17,10 @@
  *   owner acknowledges upstream is on disk or at the peer whatever happens.
  * - Batched removal: the row of an answered entry leaves with the next commit, or on its own after
  *   `removalDelayMs`, or at once when `removalBatch` are pending (a removal lost in a crash only sends the entry
- *   once more, with the same content: the peer's dedup absorbs it). A memory store removes at once (with
- *   `commitInMicrotask`, at the end of the task: all of its answers in one transaction).
+ *   once more, with the same content: the peer's dedup absorbs it). With `removeWhenQuiet`, when nothing else is
+ *   in flight or staged and commits have come further apart than `removalDelayMs` (so no commit would come to take
+ *   it along), it goes on the turn of its answer instead, which spares a quiet outbox a wake-up per entry. A memory
+ *   store removes at once (with `commitInMicrotask`, at the end of the task: all of its answers in one transaction).
  * - A bounded mirror: at most `mirrorLimit` entries are held in memory ahead of the sender; the rest wait on disk
  *   and are read back in order as the window drains (a long outage must not fill RAM).
  *
@@ -112,6 +114,12 @@ export interface DurableOutboxOptions {
    */
   syncRemovals?: boolean;
   /**
+   * Remove on the turn of the answer, not after `removalDelayMs`, when nothing else is in flight or staged and
+   * commits have come further apart than that delay (default false: the row then outlives its answer by the delay,
+   * which a crash right after an answer may depend on to present it again).
+   */
+  removeWhenQuiet?: boolean;
+  /**
    * Commit what a task staged, and the removals of what it answered, at the end of that task (a microtask) rather
    * than on the next turn of the event loop and at each answer (default false). For a memory store only, which has
    * no fsync to share: the next turn buys nothing there and costs a send one loop turn of latency, and a batch of
@@ -156,6 +164,9 @@ export class DurableOutbox<T, E extends OutboxSlot> {
   private staged: T[] = [];
   private commitScheduled = false;
   private lastCommitAt = Number.NEGATIVE_INFINITY;
+  /** Between the last two commits of staged values: how soon another may come to take removals along. */
+  private commitGapMs = Number.POSITIVE_INFINITY;
+  private removalThisTurn = false;
   private removals: number[] = [];
   private removalTimer: TimerHandle | undefined;
   /** Committed entries whose fsync has not ended, one group per commit, oldest first. */
@@ -296,7 +307,9 @@ export class DurableOutbox<T, E extends OutboxSlot> {
       if (this.removals.length >= this.removalBatch) this.commitRemovals();
       return;
     }
-    this.lastCommitAt = this.clock.now();
+    const now = this.clock.now();
+    this.commitGapMs = now - this.lastCommitAt;
+    this.lastCommitAt = now;
     this.clearRemovalTimer();
     const staged = this.staged;
     this.staged = [];
@@ -434,6 +447,7 @@ export class DurableOutbox<T, E extends OutboxSlot> {
     if (entry.seq <= this.durableSeq) this.settle(entry, true);
     if (this.inMicrotask) this.removeSoon();
     else if (this.memory || this.removals.length >= this.removalBatch) this.commitRemovals();
+    else if (this.options.removeWhenQuiet === true && this.quiet()) this.removeThisTurn();
     else this.scheduleRemoval();
     return true;
   }
@@ -591,6 +605,21 @@ export class DurableOutbox<T, E extends OutboxSlot> {
     this.removalQueued = true;
     queueMicrotask(() => {
       this.removalQueued = false;
+      this.commitRemovals();
+    });
+  }
+
+  /** Nothing else to answer or to commit, and commits too far apart for the next one to come within the removal delay. */
+  private quiet(): boolean {
+    return this.flying.size === 0 && this.staged.length === 0 && this.commitGapMs > this.removalDelayMs;
+  }
+
+  /** A quiet outbox's removals: on this turn, after every answer the same read brought (a commit first takes them). */
+  private removeThisTurn(): void {
+    if (this.removalThisTurn) return;
+    this.removalThisTurn = true;
+    setImmediate(() => {
+      this.removalThisTurn = false;
       this.commitRemovals();
     });
   }

@@ -132,7 +132,7 @@ export class MqttOutbox {
     this.box = new DurableOutbox(
       store,
       CODEC,
-      { queue: name, capacity: options.capacity, overflow: 'drop-oldest', maxInFlight: options.inflight, minCommitGapMs: options.commitIntervalMs ?? 10, mirrorLimit: MAX_MIRROR },
+      { queue: name, capacity: options.capacity, overflow: 'drop-oldest', maxInFlight: options.inflight, minCommitGapMs: options.commitIntervalMs ?? 10, mirrorLimit: MAX_MIRROR, removeWhenQuiet: true },
       {
         // One multi-row write of the batch's ids, in the transaction of its entries.
         wrote: (staged) => void this.seen.addMany(staged.map((m) => m.id)),

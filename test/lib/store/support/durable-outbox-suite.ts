@@ -210,6 +210,50 @@ export function durableOutboxSuite(name: string, factory: OutboxStoreFactory): v
       assert.deepEqual(rows(), ['v1:three'], 'on its own after 20 ms of the injected clock');
     });
 
+    it('removes on the turn of the answer with removeWhenQuiet, when nothing is in flight or staged and commits come further apart than removalDelayMs', async () => {
+      const l = log();
+      const box = outbox(l, { maxInFlight: 10, removeWhenQuiet: true });
+      box.stage('a');
+      await turn();
+      clock.advance(100);
+      box.stage('b');
+      await turn();
+      const [a, b] = box.take();
+      box.answer(a!);
+      if (store.kind === 'memory') return; // removed at once already (the test above)
+      await turn();
+      assert.deepEqual(rows(), ['v1:a', 'v1:b'], 'b is still in flight: its answer may come with the next read');
+      assert.equal(box.pendingRemovals, 1);
+      box.answer(b!);
+      assert.equal(box.pendingRemovals, 2, 'not inside the answer itself: after every answer of the same read');
+      await turn();
+      assert.deepEqual(rows(), [], 'both rows went on the same turn, without waiting 20 ms of the clock');
+      assert.equal(box.pendingRemovals, 0);
+      // Commits 5 ms apart: another one is likely within removalDelayMs, so the removal waits to go with it.
+      clock.advance(5);
+      box.stage('c');
+      await turn();
+      const [c] = box.take();
+      box.answer(c!);
+      await turn();
+      assert.deepEqual(rows(), ['v1:c'], 'waits for the next commit or the timer');
+      clock.advance(20);
+      assert.deepEqual(rows(), []);
+    });
+
+    it('keeps a lone answer\'s row for removalDelayMs without removeWhenQuiet', async () => {
+      const l = log();
+      const box = outbox(l, { maxInFlight: 10 });
+      box.stage('a');
+      await turn();
+      box.answer(box.take()[0]!);
+      if (store.kind === 'memory') return;
+      await turn();
+      assert.deepEqual(rows(), ['v1:a'], 'a crash right after the answer still finds it');
+      clock.advance(20);
+      assert.deepEqual(rows(), []);
+    });
+
     it('removes at once when removalBatch answers are pending', async () => {
       const l = log();
       const box = outbox(l, { maxInFlight: 10, removalBatch: 3 });
