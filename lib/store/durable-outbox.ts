@@ -166,7 +166,6 @@ export class DurableOutbox<T, E extends OutboxSlot> {
   private lastCommitAt = Number.NEGATIVE_INFINITY;
   /** Between the last two commits of staged values: how soon another may come to take removals along. */
   private commitGapMs = Number.POSITIVE_INFINITY;
-  private removalThisTurn = false;
   private removals: number[] = [];
   private removalTimer: TimerHandle | undefined;
   /** Committed entries whose fsync has not ended, one group per commit, oldest first. */
@@ -447,7 +446,7 @@ export class DurableOutbox<T, E extends OutboxSlot> {
     if (entry.seq <= this.durableSeq) this.settle(entry, true);
     if (this.inMicrotask) this.removeSoon();
     else if (this.memory || this.removals.length >= this.removalBatch) this.commitRemovals();
-    else if (this.options.removeWhenQuiet === true && this.quiet()) this.removeThisTurn();
+    else if (this.options.removeWhenQuiet === true && this.quiet()) this.removeSoon();
     else this.scheduleRemoval();
     return true;
   }
@@ -599,29 +598,24 @@ export class DurableOutbox<T, E extends OutboxSlot> {
     return undefined;
   }
 
-  /** `commitInMicrotask`: the removals of a task's answers, committed at its end (a commit before takes them along). */
+  /**
+   * The removals of a task's answers at its end (`commitInMicrotask`), or of a read's answers on this turn (a quiet
+   * outbox): after every answer the task or the read brought. A commit before takes them along.
+   */
   private removeSoon(): void {
     if (this.removalQueued) return;
     this.removalQueued = true;
-    queueMicrotask(() => {
+    const run = (): void => {
       this.removalQueued = false;
       this.commitRemovals();
-    });
+    };
+    if (this.inMicrotask) queueMicrotask(run);
+    else setImmediate(run);
   }
 
   /** Nothing else to answer or to commit, and commits too far apart for the next one to come within the removal delay. */
   private quiet(): boolean {
     return this.flying.size === 0 && this.staged.length === 0 && this.commitGapMs > this.removalDelayMs;
-  }
-
-  /** A quiet outbox's removals: on this turn, after every answer the same read brought (a commit first takes them). */
-  private removeThisTurn(): void {
-    if (this.removalThisTurn) return;
-    this.removalThisTurn = true;
-    setImmediate(() => {
-      this.removalThisTurn = false;
-      this.commitRemovals();
-    });
   }
 
   private scheduleRemoval(): void {
